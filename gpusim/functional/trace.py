@@ -1,0 +1,179 @@
+"""The kernel trace: what the functional emulator records for the timing model.
+
+A :class:`KernelTrace` is self-contained (it does not need the PTX source to be replayed) and is stored as
+flat numpy arrays, one row per *dynamic warp instruction*, grouped by warp (CSR layout):
+
+====================  ==========  =====================================================================
+field                 dtype       meaning
+====================  ==========  =====================================================================
+``warp_block``        int32[W]    linear block index (x fastest) of each warp
+``warp_in_block``     int32[W]    warp index inside its block
+``warp_start``        int64[W+1]  rows ``warp_start[w]:warp_start[w+1]`` are warp ``w``'s instructions, in
+                                  program (issue) order
+``pc``                int32[N]    static instruction index (into ``instructions``)
+``active_mask``       uint32[N]   SIMT active mask (bit i = lane i) when the instruction issued
+``exec_mask``         uint32[N]   lanes that executed it: active and guard predicate true
+``mem_slot``          int32[N]    row into ``addresses`` for memory instructions, else -1
+``addresses``         int64[M,32] per-lane byte address in its state space (-1: lane did not access)
+``mem_space``         uint8[M]    resolved state space of the access (index into ``MEM_SPACES``)
+====================  ==========  =====================================================================
+
+``instructions`` is a list of :class:`StaticInstr`: what the timing model needs to know of each PC (unit,
+latency class, registers read and written, memory space and width, barrier/exit/branch flags, PTX and CUDA
+source lines).  Branch outcomes are implicit: the next row of the same warp has the taken PC.
+
+Files: :meth:`KernelTrace.save` writes one compressed ``.npz`` (the static part as JSON in it), and
+:meth:`KernelTrace.load` reads it back; the format has a version number checked on load.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from gpusim.errors import GpusimError
+
+TRACE_FORMAT_VERSION = 1
+MEM_SPACES = ("global", "shared", "const", "local", "param")
+
+
+@dataclass(frozen=True)
+class StaticInstr:
+    """One PC of the kernel as the timing model sees it."""
+
+    pc: int
+    opcode: str                      # full PTX mnemonic, e.g. "ld.global.v4.f32", "fma.rn.f32"
+    unit: str                        # isa.units.Unit value
+    latency_class: str               # isa.units.LatencyClass value
+    dst_regs: tuple[int, ...] = ()   # register ids written (ids are per kernel, dense from 0)
+    src_regs: tuple[int, ...] = ()   # register ids read, including the guard predicate
+    mem_space: str | None = None     # one of MEM_SPACES, "generic", or None if not a memory instruction
+    access_bytes: int = 0            # bytes per lane (vector width x element size)
+    is_load: bool = False
+    is_store: bool = False
+    is_atomic: bool = False          # atom (returns a value) or red (does not)
+    cache_op: str | None = None      # ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt", or None
+    is_barrier: bool = False
+    is_membar: bool = False
+    is_branch: bool = False
+    is_exit: bool = False            # ret/exit of the entry function: the lanes finish
+    ptx_line: int = 0                # 1-based line in the PTX file
+    src_file: str | None = None      # from .loc/.file, when the PTX carries line info
+    src_line: int | None = None
+
+
+@dataclass
+class KernelTrace:
+    """A recorded kernel launch (see the module docstring for the array layout)."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int                       # static + dynamic shared memory per block
+    regs_per_thread: int | None             # from the compiler if known, else None
+    instructions: list[StaticInstr]
+    warp_block: np.ndarray
+    warp_in_block: np.ndarray
+    warp_start: np.ndarray
+    pc: np.ndarray
+    active_mask: np.ndarray
+    exec_mask: np.ndarray
+    mem_slot: np.ndarray
+    addresses: np.ndarray
+    mem_space: np.ndarray
+    meta: dict = field(default_factory=dict)  # provenance: program name, source digest, gpusim version
+
+    # -- sizes -------------------------------------------------------------------------------------
+    @property
+    def n_warps(self) -> int:
+        return int(self.warp_block.shape[0])
+
+    @property
+    def n_blocks(self) -> int:
+        return int(self.grid[0] * self.grid[1] * self.grid[2])
+
+    @property
+    def threads_per_block(self) -> int:
+        return int(self.block[0] * self.block[1] * self.block[2])
+
+    @property
+    def warps_per_block(self) -> int:
+        return (self.threads_per_block + 31) // 32
+
+    @property
+    def n_instructions(self) -> int:
+        """Dynamic warp instructions (Nsight's ``smsp__inst_executed.sum``)."""
+        return int(self.pc.shape[0])
+
+    def warp_rows(self, w: int) -> slice:
+        return slice(int(self.warp_start[w]), int(self.warp_start[w + 1]))
+
+    def thread_instructions(self) -> int:
+        """Sum of active lanes over all warp instructions (``smsp__thread_inst_executed.sum``)."""
+        return int(_popcount32(self.active_mask).sum())
+
+    # -- files -------------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        header = {
+            "format": "gpusim-trace",
+            "version": TRACE_FORMAT_VERSION,
+            "kernel": self.kernel,
+            "grid": list(self.grid),
+            "block": list(self.block),
+            "shared_bytes": self.shared_bytes,
+            "regs_per_thread": self.regs_per_thread,
+            "instructions": [asdict(i) for i in self.instructions],
+            "meta": self.meta,
+        }
+        with open(path, "wb") as f:
+            np.savez_compressed(
+                f,
+                header=np.frombuffer(json.dumps(header).encode(), dtype=np.uint8),
+                warp_block=self.warp_block, warp_in_block=self.warp_in_block,
+                warp_start=self.warp_start, pc=self.pc, active_mask=self.active_mask,
+                exec_mask=self.exec_mask, mem_slot=self.mem_slot, addresses=self.addresses,
+                mem_space=self.mem_space,
+            )
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "KernelTrace":
+        path = Path(path)
+        try:
+            z = np.load(path, allow_pickle=False)
+            header = json.loads(bytes(z["header"]).decode())
+        except FileNotFoundError:
+            raise GpusimError(f"{path}: no such trace file") from None
+        except Exception as e:  # noqa: BLE001 - any decoding problem means "not a trace"
+            raise GpusimError(f"{path}: not a gpusim trace file ({e})") from None
+        if header.get("format") != "gpusim-trace":
+            raise GpusimError(f"{path}: not a gpusim trace file")
+        if header.get("version") != TRACE_FORMAT_VERSION:
+            raise GpusimError(f"{path}: trace format version {header.get('version')}, this gpusim reads "
+                              f"version {TRACE_FORMAT_VERSION}; re-record it with `gpusim trace`")
+        instrs = [StaticInstr(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+                  for d in header["instructions"]]
+        return cls(
+            kernel=header["kernel"], grid=tuple(header["grid"]), block=tuple(header["block"]),
+            shared_bytes=header["shared_bytes"], regs_per_thread=header["regs_per_thread"],
+            instructions=instrs, warp_block=z["warp_block"], warp_in_block=z["warp_in_block"],
+            warp_start=z["warp_start"], pc=z["pc"], active_mask=z["active_mask"], exec_mask=z["exec_mask"],
+            mem_slot=z["mem_slot"], addresses=z["addresses"], mem_space=z["mem_space"],
+            meta=header.get("meta", {}),
+        )
+
+
+def _popcount32(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.uint32)
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x)
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return (x * 0x01010101) >> 24
+
+
+popcount32 = _popcount32
