@@ -1,0 +1,330 @@
+"""GPU specification dataclasses: :class:`SmSpec` (one streaming multiprocessor) and :class:`GpuConfig`
+(the whole GPU as the timing model sees it).
+
+Both are frozen: a configuration is a value, built once (usually from a TOML preset by
+:func:`gpusim.config.load_gpu`) and never mutated; :meth:`GpuConfig.replace` makes a changed copy and re-runs
+the validation.  Each field is declared with :func:`param` (gem5 style): its type, default and a one-line
+description with the unit sit on one line, and ``GpuConfig.describe()`` prints them.
+
+Validation runs in ``__post_init__``, so a config built directly in Python is checked the same way as one
+read from a file: wrong types, out-of-range values and inconsistent fields raise
+:class:`gpusim.errors.ConfigError` naming the dotted field (``sm.max_warps``); the loader adds the file name.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import MISSING, dataclass, field
+from typing import Any
+
+from gpusim.errors import ConfigError
+from isa.units import LatencyClass, Unit
+
+
+def param(doc: str, default: Any = MISSING) -> Any:
+    """Declare a config field with its documentation (and default, if it has one)."""
+    if default is MISSING:
+        return field(metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
+
+class FrozenMap(Mapping):
+    """A read-only, hashable, picklable ``str -> int`` mapping (a ``dict`` would make the frozen config
+    mutable through the back door, and ``MappingProxyType`` cannot be pickled for parallel sweeps)."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, Any] | None = None):
+        object.__setattr__(self, "_items", dict(items or {}))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._items.items())))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self._items) == dict(other)
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._items!r})"
+
+    def __reduce__(self):
+        return (FrozenMap, (self._items,))
+
+
+def _type_name(value: Any) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def _check_field_types(obj: Any, prefix: str) -> None:
+    """Check each field of a config dataclass against its annotation (int, float, str, tuple[int, ...],
+    Mapping[str, int], or a nested spec); ``bool`` is not accepted where an int is expected."""
+    hints = typing.get_type_hints(type(obj))
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        name = prefix + f.name
+        hint = hints[f.name]
+        origin = typing.get_origin(hint)
+        if hint is int:
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ConfigError(f"{name}: expected an integer, got {_type_name(value)}")
+        elif hint is float:
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise ConfigError(f"{name}: expected a number, got {_type_name(value)}")
+        elif hint is str:
+            if not isinstance(value, str):
+                raise ConfigError(f"{name}: expected a string, got {_type_name(value)}")
+        elif origin is tuple:
+            if not isinstance(value, tuple) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in value):
+                raise ConfigError(f"{name}: expected a list of integers, got {_type_name(value)}")
+        elif origin is Mapping or hint is Mapping:
+            if not isinstance(value, FrozenMap):
+                raise ConfigError(f"{name}: expected a table of integers, got {_type_name(value)}")
+            for key, v in value.items():
+                if not isinstance(v, int) or isinstance(v, bool):
+                    raise ConfigError(f"{name}.{key}: expected an integer, got {_type_name(v)}")
+        elif dataclasses.is_dataclass(hint):
+            if not isinstance(value, hint):
+                raise ConfigError(f"{name}: expected a table ({hint.__name__}), got {_type_name(value)}")
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ConfigError(message)
+
+
+def _require_positive(obj: Any, prefix: str, names: tuple[str, ...]) -> None:
+    for name in names:
+        value = getattr(obj, name)
+        _require(value > 0, f"{prefix}{name}: must be > 0, got {value}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmSpec:
+    """One streaming multiprocessor: the resources that limit how many blocks can be resident at once, and
+    its division into sub-partitions (SMSPs).
+
+    Models the per-SM limits of ``cudaOccupancyMaxActiveBlocksPerMultiprocessor``: thread, warp and block
+    slots; a register file allocated per warp in ``register_alloc_unit`` steps from one of
+    ``register_partitions`` equal banks; shared memory allocated in ``shared_alloc_unit_bytes`` steps plus a
+    per-block reservation, out of a carve-out of the unified L1/shared array.
+    Simplifies: every SM of the GPU is identical, and the register banks are those of the SMSPs (a warp's
+    registers all live in one bank), as the CUDA occupancy calculator assumes.
+    """
+
+    count: int = param("SMs on the GPU")
+    subpartitions: int = param("SM sub-partitions (SMSPs), one warp scheduler each", 4)
+    warp_size: int = param("threads per warp", 32)
+    max_threads: int = param("resident threads per SM")
+    max_warps: int = param("resident warps per SM")
+    max_blocks: int = param("resident blocks (CTAs) per SM")
+    max_threads_per_block: int = param("threads per block", 1024)
+    registers: int = param("32-bit registers per SM")
+    register_partitions: int = param(
+        "register-file banks per SM; a warp's registers come from one bank (4 = one per SMSP)", 4)
+    register_alloc_unit: int = param("registers: per-warp register allocation granularity", 256)
+    max_registers_per_thread: int = param("registers per thread", 255)
+    max_registers_per_block: int = param("registers per block", 65536)
+    shared_bytes_per_sm: int = param("bytes: shared memory per SM at the largest carve-out")
+    shared_bytes_per_block: int = param("bytes: shared memory per block without the opt-in attribute", 49152)
+    shared_bytes_per_block_optin: int = param("bytes: shared memory per block with the opt-in attribute")
+    shared_alloc_unit_bytes: int = param("bytes: shared-memory allocation granularity per block", 128)
+    shared_reserved_per_block_bytes: int = param(
+        "bytes: shared memory the driver reserves per block (1 KB on cc >= 8.0)", 1024)
+    shared_carveout_kb: tuple[int, ...] = param("KB: selectable shared-memory carve-outs, increasing")
+    l1_shared_bytes: int = param("bytes: unified L1 + shared-memory array per SM")
+    max_barriers_per_block: int = param("named barriers a block may use (bar.sync 0..15)", 16)
+    barriers_per_sm: int = param(
+        "barrier slots per SM that limit resident blocks (cc >= 9.0); 0 = not a limit", 0)
+
+    def __post_init__(self) -> None:
+        self.validate("sm.")
+
+    def validate(self, prefix: str = "sm.") -> None:
+        """Raise :class:`ConfigError` naming the first wrong or inconsistent field."""
+        _check_field_types(self, prefix)
+        _require_positive(self, prefix, (
+            "count", "subpartitions", "warp_size", "max_threads", "max_warps", "max_blocks",
+            "max_threads_per_block", "registers", "register_partitions", "register_alloc_unit",
+            "max_registers_per_thread", "max_registers_per_block", "shared_bytes_per_sm",
+            "shared_bytes_per_block", "shared_bytes_per_block_optin", "shared_alloc_unit_bytes",
+            "l1_shared_bytes", "max_barriers_per_block"))
+        p = prefix
+        _require(self.shared_reserved_per_block_bytes >= 0,
+                 f"{p}shared_reserved_per_block_bytes: must be >= 0, got {self.shared_reserved_per_block_bytes}")
+        _require(self.barriers_per_sm >= 0, f"{p}barriers_per_sm: must be >= 0 (0 = not a limit), "
+                 f"got {self.barriers_per_sm}")
+        _require(self.max_warps * self.warp_size == self.max_threads,
+                 f"{p}max_threads: must equal max_warps * warp_size = {self.max_warps} * {self.warp_size} "
+                 f"= {self.max_warps * self.warp_size}, got {self.max_threads}")
+        _require(self.max_warps % self.subpartitions == 0,
+                 f"{p}max_warps: {self.max_warps} warps cannot be split evenly over "
+                 f"{self.subpartitions} subpartitions")
+        _require(self.max_threads_per_block <= self.max_threads,
+                 f"{p}max_threads_per_block: {self.max_threads_per_block} exceeds max_threads "
+                 f"{self.max_threads}")
+        _require(self.registers % self.register_partitions == 0,
+                 f"{p}registers: {self.registers} cannot be split evenly over register_partitions "
+                 f"{self.register_partitions}")
+        _require(self.max_registers_per_block <= self.registers,
+                 f"{p}max_registers_per_block: {self.max_registers_per_block} exceeds registers "
+                 f"{self.registers}")
+        _require(self.shared_bytes_per_block <= self.shared_bytes_per_block_optin,
+                 f"{p}shared_bytes_per_block: {self.shared_bytes_per_block} exceeds "
+                 f"shared_bytes_per_block_optin {self.shared_bytes_per_block_optin}")
+        _require(self.shared_bytes_per_block_optin <= self.shared_bytes_per_sm,
+                 f"{p}shared_bytes_per_block_optin: {self.shared_bytes_per_block_optin} exceeds "
+                 f"shared_bytes_per_sm {self.shared_bytes_per_sm}")
+        steps = self.shared_carveout_kb
+        _require(len(steps) > 0, f"{p}shared_carveout_kb: needs at least one carve-out step")
+        _require(steps[0] >= 0, f"{p}shared_carveout_kb: steps must be >= 0, got {list(steps)}")
+        _require(all(a < b for a, b in zip(steps, steps[1:])),
+                 f"{p}shared_carveout_kb: steps must be strictly increasing, got {list(steps)}")
+        _require(steps[-1] * 1024 == self.shared_bytes_per_sm,
+                 f"{p}shared_carveout_kb: the largest step ({steps[-1]} KB = {steps[-1] * 1024} B) must equal "
+                 f"shared_bytes_per_sm ({self.shared_bytes_per_sm} B)")
+        _require(self.shared_bytes_per_sm <= self.l1_shared_bytes,
+                 f"{p}shared_bytes_per_sm: {self.shared_bytes_per_sm} exceeds l1_shared_bytes "
+                 f"{self.l1_shared_bytes}")
+
+    @property
+    def warps_per_subpartition(self) -> int:
+        """Resident warp slots of one SMSP (warps are statically bound to an SMSP)."""
+        return self.max_warps // self.subpartitions
+
+    @property
+    def registers_per_partition(self) -> int:
+        """32-bit registers in one register-file bank."""
+        return self.registers // self.register_partitions
+
+
+def _memory_spec_class() -> type | None:
+    """The memory system's spec class, once ``gpusim/config/memory.py`` provides it."""
+    try:
+        from gpusim.config.memory import MemorySpec
+    except ImportError:
+        return None
+    return MemorySpec
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuConfig:
+    """A whole GPU as the timing model sees it: SM resources, per-pipe issue intervals, fixed and base
+    latencies, launch overheads, the default warp-scheduler policy and the memory system's spec.
+
+    Simplifies: one clock for the whole chip (the SM clock; memory timings are converted by the memory
+    system); latencies of variable-latency classes are unloaded floors, the memory system computes the
+    real ones under load.
+    """
+
+    name: str = param("short name, e.g. 'h100'")
+    description: str = param("one line: product, variant, where the numbers come from")
+    clock_mhz: float = param("MHz: SM clock used to convert cycles to time")
+    sm: SmSpec = param("streaming multiprocessor resources")
+    issue_interval_cycles: Mapping[str, int] = param(
+        "cycles between two issues to a pipe from one SMSP, keyed by isa.units.Unit value")
+    latency_cycles: Mapping[str, int] = param(
+        "cycles until the result is readable, keyed by isa.units.LatencyClass value (variable ones: unloaded)")
+    imad_issue_interval_cycles: int = param("cycles between two integer multiplies from one SMSP", 2)
+    kernel_launch_cycles: int = param("cycles from kernel launch to the first block dispatch")
+    block_launch_cycles: int = param("cycles from dispatching a block to an SM to its first warp issuing")
+    scheduler: str = param("default warp-scheduler policy ('gto', 'lrr', 'two_level')", "gto")
+    memory: Any = param("memory-system spec (gpusim.config.memory.MemorySpec); the raw table until it exists")
+
+    SCHEDULERS = ("gto", "lrr", "two_level")
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` naming the first wrong or inconsistent field."""
+        _check_field_types(self, "")
+        _require(self.clock_mhz > 0, f"clock_mhz: must be > 0, got {self.clock_mhz}")
+        _require(self.kernel_launch_cycles >= 0,
+                 f"kernel_launch_cycles: must be >= 0, got {self.kernel_launch_cycles}")
+        _require(self.block_launch_cycles >= 0,
+                 f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
+        _require(self.imad_issue_interval_cycles > 0,
+                 f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
+        _require(self.scheduler in self.SCHEDULERS,
+                 f"scheduler: unknown policy {self.scheduler!r}; expected one of {', '.join(self.SCHEDULERS)}")
+        _check_keys("issue_interval_cycles", self.issue_interval_cycles, [u.value for u in Unit], minimum=1)
+        # "none" (no register result) has latency 0 by definition and need not be written in a preset.
+        _check_keys("latency_cycles", self.latency_cycles,
+                    [c.value for c in LatencyClass if c is not LatencyClass.NONE], minimum=0,
+                    optional=(LatencyClass.NONE.value,))
+
+    def latency(self, latency_class: LatencyClass | str) -> int:
+        """Cycles until the result of an instruction of this latency class can be read."""
+        key = LatencyClass(latency_class).value
+        return self.latency_cycles.get(key, 0)
+
+    def issue_interval(self, unit: Unit | str) -> int:
+        """Cycles between two issues to this pipe from one SMSP."""
+        return self.issue_interval_cycles[Unit(unit).value]
+
+    def cycles_to_ns(self, cycles: float) -> float:
+        """Convert SM cycles to nanoseconds at ``clock_mhz``."""
+        return cycles * 1000.0 / self.clock_mhz
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as plain nested dicts/lists, in the shape of a preset TOML file."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, SmSpec):
+                value = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(value).items()}
+            elif isinstance(value, Mapping):
+                value = _plain(value)
+            elif dataclasses.is_dataclass(value):
+                value = _plain(dataclasses.asdict(value))
+            out[f.name] = value
+        return out
+
+    def replace(self, **dotted_overrides: Any) -> "GpuConfig":
+        """A copy with fields changed, e.g. ``cfg.replace(**{"sm.count": 4, "latency_cycles.fma": 5})``;
+        the result is validated like a loaded preset."""
+        from gpusim.config.loader import apply_overrides, config_from_dict
+
+        table = apply_overrides(self.to_dict(), dotted_overrides, source="<overrides>")
+        return config_from_dict(table, source=f"{self.name} with overrides")
+
+    @classmethod
+    def describe(cls) -> str:
+        """The documented fields of :class:`GpuConfig` and :class:`SmSpec`, one per line."""
+        lines = []
+        for spec, prefix in ((cls, ""), (SmSpec, "sm.")):
+            hints = typing.get_type_hints(spec)
+            for f in dataclasses.fields(spec):
+                default = "" if f.default is MISSING else f" = {f.default!r}"
+                hint = getattr(hints[f.name], "__name__", str(hints[f.name]))
+                lines.append(f"{prefix}{f.name}: {hint}{default}  # {f.metadata.get('doc', '')}")
+        return "\n".join(lines)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _check_keys(name: str, table: Mapping[str, int], required: list[str], minimum: int,
+                optional: tuple[str, ...] = ()) -> None:
+    for key in table:
+        _require(key in required or key in optional,
+                 f"{name}.{key}: unknown key; expected {', '.join(required + list(optional))}")
+    for key in required:
+        _require(key in table, f"{name}.{key}: missing")
+    for key, value in table.items():
+        _require(value >= minimum, f"{name}.{key}: must be >= {minimum}, got {value}")
