@@ -1,0 +1,115 @@
+"""The global-memory coalescer (the L1TEX "t" stage of a load/store request).
+
+A warp's global or local load/store is one *request*; the bytes its active lanes touch are grouped into
+32-byte sectors inside 128-byte lines, and the request moves exactly the unique sectors (cc >= 6.0, Best
+Practices Guide §10.2.1; Nsight Compute's ``l1tex__t_sectors`` metrics).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpusim.errors import GpusimError
+
+SECTOR_BYTES = 32
+LINE_BYTES = 128
+SECTORS_PER_LINE = LINE_BYTES // SECTOR_BYTES
+
+
+@dataclass
+class CoalescedRequests:
+    """The coalescer's answer for M requests (row m of the input ``addresses``).
+
+    ``sectors[offsets[m]:offsets[m+1]]`` are the sorted unique sector numbers (byte address // 32) of
+    request m.  ``efficiency`` is Nsight's ``smsp__sass_average_data_bytes_per_sector_mem_global_op_ld``
+    per request: bytes requested by the active lanes / bytes moved (sectors x 32), so lanes reading the
+    same word can push it above 1 exactly as on the real counter.
+    """
+
+    sectors: np.ndarray          # int64[S]: unique sectors of all requests, request by request
+    offsets: np.ndarray          # int64[M+1]: CSR offsets into ``sectors``
+    sectors_per_request: np.ndarray   # int64[M]
+    lines_per_request: np.ndarray     # int64[M]: distinct 128 B lines touched
+    bytes_requested: np.ndarray       # int64[M]: active lanes x access size
+    active_lanes: np.ndarray          # int64[M]
+
+    @property
+    def efficiency(self) -> np.ndarray:
+        moved = self.sectors_per_request * SECTOR_BYTES
+        return np.divide(self.bytes_requested, moved, out=np.zeros(moved.shape, float), where=moved > 0)
+
+
+class Coalescer:
+    """Groups per-lane byte addresses into unique 32 B sectors, vectorised over many requests.
+
+    Models: one request per warp instruction, sectors = unique 32 B sectors touched by the active lanes'
+    accessed bytes (an access that straddles a sector boundary touches both), lines = unique 128 B lines
+    (what the L1 tag stage looks up).  Simplifies: no separate handling of 64/128-bit accesses beyond the
+    bytes they cover (the hardware also splits those into several tag-stage passes; the L1 model charges
+    passes by lines), and no texture/surface paths.
+
+    Counters (Nsight names): ``l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum`` and
+    ``l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum``, accumulated by :meth:`count`.
+    """
+
+    def __init__(self) -> None:
+        self.requests = {"ld": 0, "st": 0, "atom": 0}
+        self.sectors = {"ld": 0, "st": 0, "atom": 0}
+        self.bytes_requested = {"ld": 0, "st": 0, "atom": 0}
+
+    @staticmethod
+    def coalesce(addresses: np.ndarray, access_bytes: int) -> CoalescedRequests:
+        """``addresses``: int64 [M, 32] byte addresses (-1 = lane inactive); ``access_bytes``: bytes per lane."""
+        a = np.asarray(addresses)
+        if a.ndim != 2:
+            raise GpusimError(f"coalescer: addresses must be a 2-D [requests, lanes] array, got shape {a.shape}")
+        if access_bytes <= 0:
+            raise GpusimError(f"coalescer: access size must be positive, got {access_bytes} bytes")
+        a = a.astype(np.int64, copy=False)
+        active = a >= 0
+        first = np.where(active, a // SECTOR_BYTES, -1)
+        last = np.where(active, (a + (access_bytes - 1)) // SECTOR_BYTES, -1)
+        if np.array_equal(first, last):
+            cand = first
+        else:
+            # An access crossing a sector boundary (unaligned, or wider than the remaining sector).
+            span = int((last - first).max()) + 1
+            cand = np.concatenate([np.where(active & (first + k <= last), first + k, -1) for k in range(span)],
+                                  axis=1)
+        s = np.sort(cand, axis=1)
+        keep = s >= 0
+        keep[:, 1:] &= s[:, 1:] != s[:, :-1]
+        per_req = keep.sum(axis=1).astype(np.int64)
+        lines = s >> 2
+        keep_line = s >= 0
+        keep_line[:, 1:] &= lines[:, 1:] != lines[:, :-1]
+        offsets = np.zeros(a.shape[0] + 1, dtype=np.int64)
+        np.cumsum(per_req, out=offsets[1:])
+        n_active = active.sum(axis=1).astype(np.int64)
+        return CoalescedRequests(
+            sectors=s[keep], offsets=offsets, sectors_per_request=per_req,
+            lines_per_request=keep_line.sum(axis=1).astype(np.int64),
+            bytes_requested=n_active * access_bytes, active_lanes=n_active,
+        )
+
+    def count(self, result: CoalescedRequests, op: str) -> None:
+        """Add ``result`` to the counters of ``op`` ("ld", "st" or "atom"); requests with no active lane
+        are not sent to L1TEX and are not counted."""
+        issued = result.active_lanes > 0
+        self.requests[op] += int(issued.sum())
+        self.sectors[op] += int(result.sectors_per_request.sum())
+        self.bytes_requested[op] += int(result.bytes_requested.sum())
+
+    def counters(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for op in ("ld", "st", "atom"):
+            out[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"] = float(self.requests[op])
+            out[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"] = float(self.sectors[op])
+        for op in ("ld", "st"):
+            req, sec = self.requests[op], self.sectors[op]
+            out[f"l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_{op}.ratio"] = (
+                sec / req if req else 0.0)
+            out[f"smsp__sass_average_data_bytes_per_sector_mem_global_op_{op}.pct"] = (
+                100.0 * self.bytes_requested[op] / (sec * SECTOR_BYTES) if sec else 0.0)
+        return out

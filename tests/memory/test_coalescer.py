@@ -1,0 +1,75 @@
+"""Coalescing, as the seeds' stride table states it (32 lanes, 4-byte floats)."""
+import numpy as np
+import pytest
+
+from gpusim.errors import GpusimError
+from gpusim.memory.coalescer import Coalescer
+
+LANES = np.arange(32, dtype=np.int64)
+
+
+def sectors(addresses, size=4):
+    r = Coalescer.coalesce(np.atleast_2d(addresses), size)
+    return int(r.sectors_per_request[0])
+
+
+@pytest.mark.parametrize("stride, expected", [(1, 4), (2, 8), (4, 16), (8, 32), (16, 32), (32, 32), (1000, 32)])
+def test_float_stride_sectors_per_request_matches_seed_table(stride, expected):
+    assert sectors(LANES * stride * 4) == expected
+
+
+def test_misaligned_start_costs_one_extra_sector():
+    assert sectors(4 + LANES * 4) == 5
+
+
+def test_all_lanes_same_word_is_one_sector():
+    assert sectors(np.full(32, 256)) == 1
+
+
+def test_inactive_lanes_move_nothing():
+    addr = LANES * 4
+    addr[16:] = -1
+    assert sectors(addr) == 2
+    assert sectors(np.full(32, -1)) == 0
+
+
+def test_float4_per_lane_contiguous_is_sixteen_sectors():
+    assert sectors(LANES * 16, size=16) == 16
+
+
+def test_access_straddling_sector_boundary_touches_both():
+    assert sectors(np.array([30] + [-1] * 31), size=4) == 2
+
+
+def test_efficiency_is_bytes_requested_over_bytes_moved():
+    r = Coalescer.coalesce(np.stack([LANES * 4, LANES * 8, LANES * 128]), 4)
+    np.testing.assert_allclose(r.efficiency, [1.0, 0.5, 0.125])
+
+
+def test_unpadded_image_rows_straddle_lines():
+    width_bytes = 100 * 4  # 100 floats: row 1 starts at byte 400, not on a 128 B line
+    row1 = Coalescer.coalesce((width_bytes + LANES * 4)[None, :], 4)
+    padded = Coalescer.coalesce((512 + LANES * 4)[None, :], 4)
+    assert row1.lines_per_request[0] == 2 and padded.lines_per_request[0] == 1
+    assert row1.sectors_per_request[0] == 5 and padded.sectors_per_request[0] == 4
+
+
+def test_sector_list_is_the_unique_sorted_sectors_of_each_request():
+    r = Coalescer.coalesce(np.stack([LANES[::-1] * 4, LANES * 64]), 4)
+    assert r.sectors[r.offsets[0]:r.offsets[1]].tolist() == [0, 1, 2, 3]
+    assert r.sectors[r.offsets[1]:r.offsets[2]].tolist() == list(range(0, 64, 2))
+
+
+def test_counters_use_nsight_names():
+    c = Coalescer()
+    c.count(Coalescer.coalesce(np.stack([LANES * 4, LANES * 8]), 4), "ld")
+    out = c.counters()
+    assert out["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 2
+    assert out["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 12
+    assert out["l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"] == 6
+    assert out["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"] == pytest.approx(100 * 256 / 384)
+
+
+def test_bad_shape_is_a_clear_error():
+    with pytest.raises(GpusimError, match="2-D"):
+        Coalescer.coalesce(np.arange(32), 4)
