@@ -169,21 +169,15 @@ class SmSpec:
         _require(self.max_warps % self.subpartitions == 0,
                  f"{p}max_warps: {self.max_warps} warps cannot be split evenly over "
                  f"{self.subpartitions} subpartitions")
-        _require(self.max_threads_per_block <= self.max_threads,
-                 f"{p}max_threads_per_block: {self.max_threads_per_block} exceeds max_threads "
-                 f"{self.max_threads}")
         _require(self.registers % self.register_partitions == 0,
                  f"{p}registers: {self.registers} cannot be split evenly over register_partitions "
                  f"{self.register_partitions}")
-        _require(self.max_registers_per_block <= self.registers,
-                 f"{p}max_registers_per_block: {self.max_registers_per_block} exceeds registers "
-                 f"{self.registers}")
-        _require(self.shared_bytes_per_block <= self.shared_bytes_per_block_optin,
-                 f"{p}shared_bytes_per_block: {self.shared_bytes_per_block} exceeds "
-                 f"shared_bytes_per_block_optin {self.shared_bytes_per_block_optin}")
-        _require(self.shared_bytes_per_block_optin <= self.shared_bytes_per_sm,
-                 f"{p}shared_bytes_per_block_optin: {self.shared_bytes_per_block_optin} exceeds "
-                 f"shared_bytes_per_sm {self.shared_bytes_per_sm}")
+        for small, big in (("max_threads_per_block", "max_threads"), ("max_registers_per_block", "registers"),
+                           ("shared_bytes_per_block", "shared_bytes_per_block_optin"),
+                           ("shared_bytes_per_block_optin", "shared_bytes_per_sm"),
+                           ("shared_bytes_per_sm", "l1_shared_bytes")):
+            _require(getattr(self, small) <= getattr(self, big),
+                     f"{p}{small}: {getattr(self, small)} exceeds {big} {getattr(self, big)}")
         steps = self.shared_carveout_kb
         _require(len(steps) > 0, f"{p}shared_carveout_kb: needs at least one carve-out step")
         _require(steps[0] >= 0, f"{p}shared_carveout_kb: steps must be >= 0, got {list(steps)}")
@@ -192,9 +186,6 @@ class SmSpec:
         _require(steps[-1] * 1024 == self.shared_bytes_per_sm,
                  f"{p}shared_carveout_kb: the largest step ({steps[-1]} KB = {steps[-1] * 1024} B) must equal "
                  f"shared_bytes_per_sm ({self.shared_bytes_per_sm} B)")
-        _require(self.shared_bytes_per_sm <= self.l1_shared_bytes,
-                 f"{p}shared_bytes_per_sm: {self.shared_bytes_per_sm} exceeds l1_shared_bytes "
-                 f"{self.l1_shared_bytes}")
 
     @property
     def warps_per_subpartition(self) -> int:
@@ -284,9 +275,9 @@ class GpuConfig:
             if isinstance(value, SmSpec):
                 value = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(value).items()}
             elif isinstance(value, Mapping):
-                value = _plain(value)
+                value = plain_copy(value)
             elif dataclasses.is_dataclass(value):
-                value = _plain(dataclasses.asdict(value))
+                value = plain_copy(dataclasses.asdict(value))
             out[f.name] = value
         return out
 
@@ -311,11 +302,12 @@ class GpuConfig:
         return "\n".join(lines)
 
 
-def _plain(value: Any) -> Any:
+def plain_copy(value: Any) -> Any:
+    """A deep copy of nested mappings and sequences as plain dicts and lists (TOML-shaped)."""
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain_copy(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_copy(v) for v in value]
     return value
 
 

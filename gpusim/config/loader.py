@@ -17,7 +17,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from gpusim.config.gpu import FrozenMap, GpuConfig, SmSpec, _memory_spec_class
+from gpusim.config.gpu import FrozenMap, GpuConfig, SmSpec, _memory_spec_class, plain_copy
 from gpusim.errors import ConfigError
 
 PRESET_DIR = Path(__file__).parent / "presets"
@@ -80,7 +80,7 @@ def apply_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any], sour
     """A deep copy of ``table`` with dotted overrides applied.  A dotted name must lead through existing
     tables to an existing key (except inside ``latency_cycles``/``issue_interval_cycles`` and ``memory``,
     whose own validation names bad keys), so a misspelt override is reported, not ignored."""
-    out = _deep_copy(table)
+    out = plain_copy(table)
     for dotted, value in _flatten(overrides).items():
         parts = dotted.split(".")
         node = out
@@ -97,14 +97,6 @@ def apply_overrides(table: Mapping[str, Any], overrides: Mapping[str, Any], sour
                               f"{', '.join(sorted(node))}")
         node[last] = list(value) if isinstance(value, tuple) else value
     return out
-
-
-def _deep_copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _deep_copy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_deep_copy(v) for v in value]
-    return value
 
 
 def _check_table_keys(table: Any, cls: type, prefix: str) -> None:
