@@ -1,0 +1,88 @@
+"""Control-flow analysis: basic blocks, post-dominators, and the reconvergence PC of each branch.
+
+Divergent lanes of a warp reconverge at the *immediate post-dominator* of the branch (as in GPGPU-Sim's SIMT
+stack and pre-Volta hardware): the first instruction that every path from the branch must pass through.
+A virtual exit node post-dominates everything; a branch whose paths only meet at kernel exit gets
+``len(instructions)`` as its reconvergence PC.
+"""
+from __future__ import annotations
+
+
+def _leaders(instrs) -> list[int]:
+    n = len(instrs)
+    lead = {0}
+    for ins in instrs:
+        if ins.base == "bra":
+            lead.add(ins.target)
+            if ins.pc + 1 < n:
+                lead.add(ins.pc + 1)
+        elif ins.base in ("ret", "exit") and ins.pc + 1 < n:
+            lead.add(ins.pc + 1)
+    return sorted(x for x in lead if x < n)
+
+
+def reconvergence_points(instrs) -> dict[int, int]:
+    """Map each branch PC to the PC where its divergent paths reconverge."""
+    n = len(instrs)
+    if n == 0:
+        return {}
+    leaders = _leaders(instrs)
+    block_of = [0] * n
+    starts = leaders
+    for b, s in enumerate(starts):
+        end = starts[b + 1] if b + 1 < len(starts) else n
+        for pc in range(s, end):
+            block_of[pc] = b
+    nb = len(starts)
+    exit_node = nb
+    succ: list[set[int]] = [set() for _ in range(nb)]
+    for b, s in enumerate(starts):
+        end = (starts[b + 1] if b + 1 < nb else n) - 1
+        last = instrs[end]
+        if last.base == "bra":
+            succ[b].add(block_of[last.target])
+            unconditional = last.guard is None
+            if not unconditional:
+                succ[b].add(block_of[end + 1] if end + 1 < n else exit_node)
+        elif last.base in ("ret", "exit"):
+            if last.guard is None:
+                succ[b].add(exit_node)
+            else:
+                succ[b].add(exit_node)
+                succ[b].add(block_of[end + 1] if end + 1 < n else exit_node)
+        else:
+            succ[b].add(block_of[end + 1] if end + 1 < n else exit_node)
+    # iterative post-dominator sets (bitsets as Python ints); blocks that cannot reach exit (infinite
+    # loops) keep "all" and reconverge nowhere special
+    all_bits = (1 << (nb + 1)) - 1
+    pdom = [all_bits] * (nb + 1)
+    pdom[exit_node] = 1 << exit_node
+    changed = True
+    order = list(range(nb - 1, -1, -1))
+    while changed:
+        changed = False
+        for b in order:
+            acc = all_bits
+            for s in succ[b]:
+                acc &= pdom[s]
+            new = acc | (1 << b)
+            if new != pdom[b]:
+                pdom[b] = new
+                changed = True
+    result: dict[int, int] = {}
+    for ins in instrs:
+        if ins.base != "bra":
+            continue
+        b = block_of[ins.pc]
+        strict = pdom[b] & ~(1 << b)
+        # the immediate post-dominator is the strict post-dominator that all others post-dominate
+        ipdom = exit_node
+        # the strict post-dominator whose own post-dominator set equals `strict` is the immediate one
+        for c in range(nb + 1):
+            if not strict >> c & 1:
+                continue
+            if pdom[c] == strict:
+                ipdom = c
+                break
+        result[ins.pc] = starts[ipdom] if ipdom < nb else n
+    return result

@@ -1,0 +1,214 @@
+"""Program objects: what the parser produces and the emulator and timing model consume.
+
+A :class:`Module` is one PTX file: its module-scope variables (``.const``/``.global``) and its kernels.  A
+:class:`Kernel` holds its parameters (laid out in the ``.param`` space), its registers (dense ids), its
+shared and local variables (laid out with their alignment), and its instructions, decoded once: each
+:class:`Instruction` knows its operands as typed objects, its branch target as a PC, its functional unit
+and latency class, and its source position (PTX line, and CUDA line when the PTX carries ``.loc``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from isa.opcodes import OpSpec
+from isa.units import LatencyClass, Unit
+
+
+@dataclass(frozen=True)
+class Reg:
+    """A declared register: ``bits`` is 1 for ``.pred``, else 16/32/64 (8-bit registers are held in 16)."""
+
+    id: int
+    name: str
+    type: str
+    bits: int
+
+
+@dataclass(frozen=True)
+class Imm:
+    """An immediate: ``value`` is a Python int (integers, and floats given as raw bits with ``is_float_bits``)
+    or float (decimal float literal)."""
+
+    value: int | float
+    is_float_bits: bool = False   # 0fXXXXXXXX (32-bit) or 0dXXXXXXXXXXXXXXXX (64-bit) literal
+    float_bits: int = 0           # 32 or 64 when is_float_bits
+
+
+@dataclass(frozen=True)
+class SpecialReg:
+    name: str            # e.g. "%tid"
+    component: str = ""  # "x", "y", "z" or ""
+
+
+@dataclass(frozen=True)
+class SymbolAddr:
+    """The address of a variable (``mov.u64 %rd1, Mc;`` or a label-free symbol operand)."""
+
+    name: str
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Mem:
+    """A memory operand ``[base+offset]``: base is a Reg, a SymbolAddr or None (absolute address)."""
+
+    base: Reg | SymbolAddr | None
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A vector operand ``{%f1, %f2, _, %f4}`` (``None`` for the ``_`` sink)."""
+
+    items: tuple[Reg | Imm | None, ...]
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+
+
+Operand = Reg | Imm | SpecialReg | SymbolAddr | Mem | Vec | Label
+
+
+@dataclass
+class Instruction:
+    """One decoded PTX instruction."""
+
+    pc: int
+    opcode: str                       # full mnemonic as written, e.g. "ld.global.v4.f32"
+    base: str                         # "ld"
+    spec: OpSpec
+    types: tuple[str, ...]            # instruction types in order (cvt: (dst, src))
+    mods: frozenset[str]              # the other suffixes
+    operands: tuple[Operand, ...]
+    guard: Reg | None = None          # guard predicate
+    guard_negated: bool = False
+    pred_out: Reg | None = None       # second destination of shfl/setp ("d|p")
+    target: int = -1                  # branch target PC
+    reconverge: int = -1              # immediate post-dominator PC of a branch (len(instrs): exit)
+    space: str | None = None          # memory state space (ld/st/atom/red/cvta)
+    vec: int = 1                      # vector width of ld/st
+    unit: Unit = Unit.INT
+    latency_class: LatencyClass = LatencyClass.ALU
+    line: int = 0                     # 1-based PTX line
+    col: int = 0
+    src_file: str | None = None       # CUDA source from .loc/.file
+    src_line: int | None = None
+
+    @property
+    def type(self) -> str | None:
+        return self.types[-1] if self.types else None
+
+    def regs_written(self) -> tuple[Reg, ...]:
+        out: list[Reg] = []
+        if self.base in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence"):
+            pass
+        elif self.operands:
+            d = self.operands[0]
+            if isinstance(d, Reg):
+                out.append(d)
+            elif isinstance(d, Vec):
+                out.extend(r for r in d.items if isinstance(r, Reg))
+        if self.pred_out is not None:
+            out.append(self.pred_out)
+        return tuple(out)
+
+    def regs_read(self) -> tuple[Reg, ...]:
+        srcs = self.operands if self.base in ("st", "red", "bar", "barrier") else self.operands[1:]
+        out: list[Reg] = [self.guard] if self.guard is not None else []
+        for op in srcs:
+            if isinstance(op, Reg):
+                out.append(op)
+            elif isinstance(op, Vec):
+                out.extend(r for r in op.items if isinstance(r, Reg))
+            elif isinstance(op, Mem) and isinstance(op.base, Reg):
+                out.append(op.base)
+        return tuple(out)
+
+    def __str__(self) -> str:
+        return f"{self.opcode} (line {self.line})"
+
+
+@dataclass
+class Variable:
+    """A declared variable in a state space (module ``.const``/``.global``, kernel ``.shared``/``.local``)."""
+
+    name: str
+    space: str
+    type: str
+    size_bytes: int
+    align: int
+    init: bytes | None = None   # initialiser bytes (little endian), None: zero
+    offset: int = 0             # byte offset in its space's layout
+    line: int = 0
+
+
+@dataclass
+class Param:
+    name: str
+    type: str
+    size_bytes: int
+    align: int
+    offset: int = 0
+
+    @property
+    def is_pointer_sized(self) -> bool:
+        return self.size_bytes == 8 and self.type in ("u64", "b64", "s64")
+
+
+@dataclass
+class Kernel:
+    """An ``.entry``: parameters, registers, variables, instructions."""
+
+    name: str
+    params: list[Param]
+    registers: list[Reg]
+    instructions: list[Instruction]
+    labels: dict[str, int]
+    shared_vars: list[Variable] = field(default_factory=list)
+    local_vars: list[Variable] = field(default_factory=list)
+    shared_bytes: int = 0               # static shared memory, laid out
+    local_bytes: int = 0                # per-thread local memory
+    param_bytes: int = 0
+    maxntid: tuple[int, ...] | None = None
+    reqntid: tuple[int, ...] | None = None
+    line: int = 0
+    module: "Module | None" = field(default=None, repr=False)
+
+    def variable(self, name: str) -> Variable | None:
+        for v in self.shared_vars + self.local_vars:
+            if v.name == name:
+                return v
+        return self.module.globals.get(name) if self.module else None
+
+
+@dataclass
+class Module:
+    """A parsed PTX file."""
+
+    source_name: str
+    version: str
+    target: str
+    address_size: int
+    kernels: dict[str, Kernel]
+    globals: dict[str, Variable]        # module-scope .const and .global variables
+    files: dict[int, str]               # .file index -> path
+    text: str = field(default="", repr=False)
+
+    @property
+    def const_bytes(self) -> int:
+        return max((v.offset + v.size_bytes for v in self.globals.values() if v.space == "const"), default=0)
+
+    def kernel(self, name: str | None = None) -> Kernel:
+        from gpusim.errors import LaunchError
+        if name is None:
+            if len(self.kernels) == 1:
+                return next(iter(self.kernels.values()))
+            raise LaunchError(f"{self.source_name} has {len(self.kernels)} kernels "
+                              f"({', '.join(self.kernels)}): pick one with kernel=")
+        try:
+            return self.kernels[name]
+        except KeyError:
+            raise LaunchError(f"{self.source_name} has no kernel '{name}'; it has: "
+                              f"{', '.join(self.kernels) or 'none'}") from None
