@@ -272,13 +272,7 @@ class GpuConfig:
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if isinstance(value, SmSpec):
-                value = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(value).items()}
-            elif isinstance(value, Mapping):
-                value = plain_copy(value)
-            elif dataclasses.is_dataclass(value):
-                value = plain_copy(dataclasses.asdict(value))
-            out[f.name] = value
+            out[f.name] = plain_copy(value)
         return out
 
     def replace(self, **dotted_overrides: Any) -> "GpuConfig":
@@ -303,7 +297,10 @@ class GpuConfig:
 
 
 def plain_copy(value: Any) -> Any:
-    """A deep copy of nested mappings and sequences as plain dicts and lists (TOML-shaped)."""
+    """A deep copy of nested specs, mappings and sequences as plain dicts and lists (TOML-shaped); a spec
+    dataclass contributes only its ``init`` fields, the ones its table may contain."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain_copy(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
     if isinstance(value, Mapping):
         return {k: plain_copy(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
