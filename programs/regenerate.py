@@ -1,0 +1,111 @@
+"""Rebuild the checked-in PTX of every bundled program and ``registers.json``, reproducibly.
+
+    python programs/regenerate.py            # rebuild everything (needs nvcc and ptxas, CUDA 13.0)
+    python programs/regenerate.py --check    # rebuild into a temporary folder and report differences
+
+For each ``programs/<name>.cu`` it runs exactly
+
+    nvcc -arch=compute_90 -ptx -lineinfo -o programs/<name>.ptx programs/<name>.cu
+
+(nvcc's default -O3; ``-lineinfo`` makes the ``.loc`` directives carry CUDA line numbers), from the repository
+root.  nvcc writes the absolute path of the source into the ``.file`` directive; that one line is rewritten
+to the bare file name (``.file 1 "vector_add.cu"``: the source sits next to the PTX), so the output does not
+depend on where the repository is checked out.  Then it assembles every ``.ptx`` (generated and
+hand-written) with ``ptxas -arch=sm_90 -v`` and records registers per thread and static shared memory per
+kernel in ``registers.json``: ``{"kernel": {"registers": N, "shared_bytes": S, "source": "ptxas 13.0
+-arch=sm_90"}}``, keys sorted, so the file only changes when a number does.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+ARCH_PTX = "compute_90"
+ARCH_SASS = "sm_90"
+
+
+def nvcc_command(cu: Path, ptx: Path) -> list[str]:
+    """The one nvcc command line used for every program (paths relative to the repository root)."""
+    return ["nvcc", f"-arch={ARCH_PTX}", "-ptx", "-lineinfo", "-o", str(ptx), str(cu)]
+
+
+_FILE_DIRECTIVE = re.compile(r'^(\s*\.file\s+\d+\s+)"([^"]*)"', re.MULTILINE)
+
+
+def normalise_file_directives(ptx: str) -> str:
+    """Replace each ``.file N "path"`` with ``.file N "basename"`` (see the module docstring)."""
+    return _FILE_DIRECTIVE.sub(lambda m: f'{m.group(1)}"{Path(m.group(2)).name}"', ptx)
+
+
+def build_ptx(cu: Path, out: Path) -> None:
+    """Compile one ``.cu`` to ``out`` with :func:`nvcc_command`, run from the repository root when ``cu`` is
+    inside it, then normalise the ``.file`` directive."""
+    cu = cu.resolve()
+    cwd = ROOT if cu.is_relative_to(ROOT) else cu.parent
+    subprocess.run(nvcc_command(cu.relative_to(cwd), out.resolve()), cwd=cwd, check=True)
+    out.write_text(normalise_file_directives(out.read_text()))
+
+
+def registers_table(ptx_files: list[Path]) -> dict[str, dict]:
+    """``{kernel: {"registers", "shared_bytes", "source"}}`` from ``ptxas -v`` for all ``ptx_files``."""
+    sys.path.insert(0, str(ROOT))
+    from gpusim.cuda.ptxas import ptxas_resources, ptxas_version
+
+    source = f"ptxas {ptxas_version()} -arch={ARCH_SASS}"
+    table = {}
+    for ptx in ptx_files:
+        for kernel, res in ptxas_resources(ptx, arch=ARCH_SASS).items():
+            if kernel in table:
+                raise SystemExit(f"kernel name {kernel!r} appears in two programs ({ptx.name})")
+            table[kernel] = {"registers": res.registers, "shared_bytes": res.shared_bytes, "source": source}
+    return dict(sorted(table.items()))
+
+
+def regenerate(dest: Path) -> list[Path]:
+    """Write every generated ``.ptx`` and ``registers.json`` into ``dest``; return the files written."""
+    for tool in ("nvcc", "ptxas"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} is not on the PATH: install the CUDA toolkit (13.0) to regenerate")
+    written = []
+    for cu in sorted(HERE.glob("*.cu")):
+        out = dest / (cu.stem + ".ptx")
+        build_ptx(cu, out)
+        written.append(out)
+    hand_written = [p for p in sorted(HERE.glob("*.ptx")) if not (HERE / (p.stem + ".cu")).exists()]
+    table = registers_table(sorted(written + hand_written, key=lambda p: p.name))
+    reg = dest / "registers.json"
+    reg.write_text(json.dumps(table, indent=1) + "\n")
+    return written + [reg]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="report differences instead of overwriting")
+    args = ap.parse_args(argv)
+    if not args.check:
+        for path in regenerate(HERE):
+            print("wrote", path.relative_to(ROOT))
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        differ = 0
+        for path in regenerate(Path(tmp)):
+            old = (HERE / path.name).read_text() if (HERE / path.name).exists() else ""
+            if old != path.read_text():
+                differ += 1
+                sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), path.read_text().splitlines(True),
+                                                           f"programs/{path.name}", "regenerated", n=1))
+        print(f"{differ} file(s) differ")
+        return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
