@@ -13,6 +13,7 @@ read from a file: wrong types, out-of-range values and inconsistent fields raise
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import MISSING, dataclass, field
@@ -199,11 +200,11 @@ class SmSpec:
 
 
 def _memory_spec_class() -> type | None:
-    """The memory system's spec class, once ``gpusim/config/memory.py`` provides it."""
-    try:
-        from gpusim.config.memory import MemorySpec
-    except ImportError:
+    """The memory system's spec class, once ``gpusim/config/memory.py`` provides it (a module that exists but
+    fails to import is an error, not a reason to skip validation)."""
+    if importlib.util.find_spec("gpusim.config.memory") is None:
         return None
+    from gpusim.config.memory import MemorySpec
     return MemorySpec
 
 

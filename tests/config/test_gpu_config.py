@@ -75,6 +75,13 @@ def test_replace_returns_a_validated_copy_and_leaves_the_original():
         h100.replace(**{"sm.max_warps": 48})
 
 
+@pytest.mark.parametrize("name", ["h100", "a100", "pmpp-device-d"])
+def test_to_dict_round_trips_the_whole_config_including_memory(name):
+    gpu = load_gpu(name)
+    assert gpu.replace() == gpu
+    assert hash(gpu.replace()) == hash(gpu)
+
+
 def test_config_is_frozen_hashable_and_picklable():
     gpu = load_gpu("a100")
     with pytest.raises(AttributeError):
