@@ -1,0 +1,148 @@
+"""The timing model: a discrete-event (SimPy) GPU that replays a functional-emulator trace and says how
+many cycles it takes, with Nsight-named counters and warp-stall breakdowns.
+
+    >>> from gpusim.timing import simulate
+    >>> res = simulate(trace, "h100", scheduler="gto")
+    >>> print(res.summary())
+
+Structure: :mod:`~gpusim.timing.gpu` (block scheduler, the launch), :mod:`~gpusim.timing.sm` (SM,
+sub-partitions, warps, scoreboard, pipes, barriers), :mod:`~gpusim.timing.schedulers` (warp-scheduling
+policies by name), :mod:`~gpusim.timing.decode` (per-PC facts decoded once), :mod:`~gpusim.timing.occupancy`
+(resident blocks per SM), :mod:`~gpusim.timing.fixed_memory` (the unloaded-latency memory model).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.errors import LaunchError
+from gpusim.functional.trace import KernelTrace
+from gpusim.stats.counters import timing_counters
+from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS
+from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
+from gpusim.timing.fixed_memory import FixedLatencyMemory
+from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
+from gpusim.timing.result import TimingResult
+from gpusim.timing.schedulers import SCHEDULERS, register_scheduler
+
+__all__ = ["simulate", "TimingResult", "FixedLatencyMemory", "SCHEDULERS", "register_scheduler",
+           "estimate_regs_per_thread", "GpuTimingModel", "BlockScheduler", "DecodedKernel", "TimingHooks"]
+
+
+class TimingHooks:
+    """Observers of the timing model (for tracing and timelines). Subclass and override what you need;
+    pass an instance as ``simulate(..., hooks=...)``. With no hooks the model pays one ``if`` per event.
+
+    ``state`` is an index into :data:`gpusim.stats.STALL_REASONS`.
+    """
+
+    def on_issue(self, cycle: int, sm: int, smsp: int, warp: int, pc: int) -> None:
+        """Warp ``warp`` (global index in the trace) issued the instruction at ``pc``."""
+
+    def on_state(self, cycle: int, sm: int, warp: int, pc: int, state: int) -> None:
+        """From ``cycle`` on, warp ``warp`` is in ``state``, waiting to issue ``pc``."""
+
+
+def _resolve_gpu(gpu):
+    if isinstance(gpu, str):
+        from gpusim.config import load_gpu
+        return load_gpu(gpu)
+    return gpu
+
+
+def _resolve_memory(memory, gpu):
+    """``None``: the full memory system when it is available; ``"fixed"``: :class:`FixedLatencyMemory`;
+    otherwise an object with ``prepare``/``access``/``counters``."""
+    if memory == "fixed":
+        return FixedLatencyMemory(gpu)
+    if memory is None:
+        try:
+            from gpusim.memory.system import MemorySystem
+        except ImportError:
+            return FixedLatencyMemory(gpu)
+        return MemorySystem(gpu)
+    return memory
+
+
+def _occupancy(trace: KernelTrace, gpu, regs: int):
+    from gpusim.timing.occupancy import occupancy
+    shared = int(trace.shared_bytes)
+    # The trace keeps static + dynamic together; above the static limit the kernel must have opted in.
+    if shared <= gpu.sm.shared_bytes_per_block:
+        return occupancy(gpu, trace.block, regs, shared, 0, n_blocks=trace.n_blocks)
+    return occupancy(gpu, trace.block, regs, 0, shared, n_blocks=trace.n_blocks, optin=True)
+
+
+def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
+             regs_per_thread: int | None = None, memory=None, hooks=None, progress=None) -> TimingResult:
+    """Time ``trace`` on ``gpu`` (a :class:`GpuConfig` or a preset name).
+
+    ``scheduler``: warp-scheduling policy name (default: the config's); ``regs_per_thread``: override the
+    register count (else the trace's, from the compiler, else :func:`estimate_regs_per_thread`);
+    ``memory``: a memory model (see :func:`_resolve_memory`); ``hooks``: a :class:`TimingHooks`;
+    ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time.
+    """
+    gpu = _resolve_gpu(gpu)
+    scheduler = scheduler or gpu.scheduler
+    if regs_per_thread is not None:
+        regs, regs_source = int(regs_per_thread), "override"
+    elif trace.regs_per_thread is not None:
+        regs, regs_source = int(trace.regs_per_thread), "trace"
+    else:
+        regs, regs_source = estimate_regs_per_thread(trace), "estimate"
+    occ = _occupancy(trace, gpu, regs)
+    if occ.blocks_per_sm < 1:
+        raise LaunchError(f"kernel {trace.kernel!r}: no block of {trace.threads_per_block} threads fits on an SM "
+                          f"of {gpu.name} (limited by {', '.join(occ.limiting)}; {regs} regs/thread, "
+                          f"{trace.shared_bytes} B shared memory per block)")
+    mem = _resolve_memory(memory, gpu)
+    mem.prepare(trace)
+    model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
+                           hooks=hooks, progress=progress)
+    cycles = model.run()
+    return _collect(model, trace, gpu, occ, regs, regs_source, mem, cycles)
+
+
+def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, regs_source: str, mem,
+             cycles: int) -> TimingResult:
+    n_sm = gpu.sm.count
+    n_sub = gpu.sm.subpartitions
+    smsp_inst = np.array([[sp.inst_executed for sp in sm.subpartitions] for sm in model.sms],
+                         dtype=np.int64).reshape(n_sm, n_sub)
+    by_warp = np.zeros((trace.n_warps, N_STALL_REASONS), dtype=np.int64)
+    start = np.full(trace.n_warps, -1, dtype=np.int64)
+    end = np.full(trace.n_warps, -1, dtype=np.int64)
+    warp_sm = np.zeros(trace.n_warps, dtype=np.int64)
+    for gid, w in enumerate(model.warps):
+        if w is None:
+            continue
+        by_warp[gid] = w.stall
+        start[gid] = w.start_cycle
+        end[gid] = w.end_cycle
+        warp_sm[gid] = w.smsp.sm.sm_id
+    sm_stalls = np.zeros((n_sm, N_STALL_REASONS), dtype=np.int64)
+    np.add.at(sm_stalls, warp_sm, by_warp)
+    per_sm = {
+        "cycles_active": np.array([sm.cycles_active for sm in model.sms], dtype=np.int64),
+        "inst_executed": smsp_inst.sum(axis=1),
+        "smsp_inst_executed": smsp_inst,
+        "warp_cycles": sm_stalls.sum(axis=1),
+        "blocks_executed": np.array([sm.blocks_executed for sm in model.sms], dtype=np.int64),
+        "stalls": sm_stalls,
+    }
+    totals = by_warp.sum(axis=0)
+    counters = timing_counters(
+        cycles_elapsed=cycles, sm_cycles_active=per_sm["cycles_active"], smsp_inst_executed=smsp_inst,
+        sm_warp_cycles=per_sm["warp_cycles"], stall_totals=totals.tolist(),
+        thread_inst_executed=trace.thread_instructions(), max_warps_per_sm=gpu.sm.max_warps,
+        theoretical_occupancy_pct=occ.occupancy_pct)
+    counters.update(occ.as_counters())
+    counters.update(mem.counters())
+    pcs = np.asarray(model.pc_stalls, dtype=np.int64).reshape(-1, N_STALL_REASONS)
+    by_pc = {int(pc): {STALL_REASONS[i]: int(row[i]) for i in np.flatnonzero(row)}
+             for pc, row in enumerate(pcs) if row.any()}
+    return TimingResult(
+        kernel=trace.kernel, gpu=gpu.name, scheduler=model.scheduler_name, cycles=cycles, counters=counters,
+        stalls={r: int(totals[i]) for i, r in enumerate(STALL_REASONS)}, stalls_by_pc=by_pc,
+        stalls_by_warp=by_warp, per_sm=per_sm, occupancy=occ, regs_per_thread=regs, regs_source=regs_source,
+        memory_model=type(mem).__name__, clock_mhz=float(gpu.clock_mhz),
+        warp_start_cycle=start, warp_end_cycle=end)

@@ -1,0 +1,82 @@
+"""What a timing simulation returns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpusim.stats.stall_reasons import STALL_REASONS
+
+
+@dataclass
+class TimingResult:
+    """Cycles, Nsight-named counters and warp-state breakdowns of one kernel on one GPU config.
+
+    * ``counters``: Nsight Compute metric name -> value (core metrics, occupancy, memory system's metrics).
+    * ``stalls``: warp state -> warp-cycles over the whole GPU (sums to the resident warp-cycles).
+    * ``stalls_by_pc``: PC -> {state: warp-cycles} (states with zero cycles left out); a warp's cycles are
+      charged to the instruction it was waiting to issue.
+    * ``stalls_by_warp``: int64 [n_warps, n_states], columns in ``STALL_REASONS`` order.
+    * ``per_sm``: numpy arrays indexed by SM: ``cycles_active``, ``inst_executed``, ``warp_cycles``
+      (resident warp-cycles), ``blocks_executed``, ``stalls`` [n_sm, n_states], ``smsp_inst_executed``
+      [n_sm, subpartitions].
+    * ``warp_start_cycle`` / ``warp_end_cycle``: when each warp became resident and when it left.
+    """
+
+    kernel: str
+    gpu: str
+    scheduler: str
+    cycles: int
+    counters: dict[str, float]
+    stalls: dict[str, int]
+    stalls_by_pc: dict[int, dict[str, int]]
+    stalls_by_warp: np.ndarray
+    per_sm: dict[str, np.ndarray]
+    occupancy: object
+    regs_per_thread: int
+    regs_source: str                 # "override", "trace" (from the compiler) or "estimate"
+    memory_model: str
+    clock_mhz: float
+    warp_start_cycle: np.ndarray = field(repr=False, default=None)
+    warp_end_cycle: np.ndarray = field(repr=False, default=None)
+
+    @property
+    def ipc(self) -> float:
+        """Warp instructions per cycle per active SM (``sm__inst_executed.avg.per_cycle_active``)."""
+        return float(self.counters["sm__inst_executed.avg.per_cycle_active"])
+
+    @property
+    def time_us(self) -> float:
+        return self.cycles / self.clock_mhz
+
+    def top_stalls(self, n: int = 5, *, include_selected: bool = False) -> list[tuple[str, float]]:
+        """The ``n`` largest warp states as (name, warp-cycles per issued instruction)."""
+        inst = max(1, int(self.counters["smsp__inst_executed.sum"]))
+        items = [(r, c / inst) for r, c in self.stalls.items() if c and (include_selected or r != "selected")]
+        return sorted(items, key=lambda rc: -rc[1])[:n]
+
+    def summary(self) -> str:
+        c = self.counters
+        occ = self.occupancy
+        limiting = ", ".join(getattr(occ, "limiting", ()) or ()) or "-"
+        lines = [
+            f"{self.kernel} on {self.gpu} ({self.scheduler} scheduler, {self.memory_model} memory)",
+            f"  cycles          {self.cycles:,} ({self.time_us:,.2f} us at {self.clock_mhz:g} MHz)",
+            f"  instructions    {int(c['smsp__inst_executed.sum']):,} warp-instr, "
+            f"{c['smsp__thread_inst_executed_per_inst_executed.ratio']:.1f} threads/instr",
+            f"  IPC             {self.ipc:.2f} per SM, {c['smsp__inst_executed.avg.per_cycle_active']:.2f} "
+            f"per SMSP (issue slots busy {c['smsp__issue_active.avg.pct_of_peak_sustained_active']:.0f}%)",
+            f"  occupancy       achieved {c['sm__warps_active.avg.pct_of_peak_sustained_active']:.1f}%, "
+            f"theoretical {c['sm__maximum_warps_per_active_cycle_pct']:.1f}% "
+            f"({getattr(occ, 'blocks_per_sm', '?')} blocks/SM, limited by {limiting}; "
+            f"{self.regs_per_thread} regs/thread, {self.regs_source})",
+            "  top stalls (warp-cycles per issued instruction):",
+        ]
+        for reason, ratio in self.top_stalls(5):
+            lines.append(f"    {reason:<20s}{ratio:8.2f}")
+        return "\n".join(lines)
+
+    def stall_table(self) -> dict[str, float]:
+        """Warp-cycles per issued instruction for every state (Nsight's ``..._per_issue_active.ratio``)."""
+        inst = max(1, int(self.counters["smsp__inst_executed.sum"]))
+        return {r: self.stalls[r] / inst for r in STALL_REASONS}

@@ -1,0 +1,416 @@
+"""The streaming multiprocessor: resident blocks, warps bound to sub-partitions, warp schedulers, scoreboard,
+pipelines, barriers, and warp-state (stall) accounting.
+
+Speed (see DESIGN.md, "Speed in Python"): one SimPy process per SM. In each cycle where some warp of the SM
+may issue, every sub-partition whose next interesting cycle has come looks at its warps; otherwise the SM
+jumps with one ``timeout`` to the earliest cycle at which anything changes (a register becomes ready, a pipe
+frees, a barrier releases, a block arrives or retires). Each warp carries ``ready_at``, the earliest cycle
+it could issue as far as is known, so a waiting warp costs one integer comparison per visit. All per-PC
+facts come from :class:`~gpusim.timing.decode.DecodedKernel` lists, all counters are Python ints.
+
+Stall accounting is by intervals: a warp's state changes at most a few times per instruction; at each change
+the cycles since the last change are added to the warp's total for its old state and to the per-PC total of
+the instruction it was waiting to issue.
+"""
+from __future__ import annotations
+
+import heapq
+from bisect import insort
+
+from gpusim.errors import KernelError
+from gpusim.stats.stall_reasons import N_STALL_REASONS, StallReason
+from gpusim.timing.decode import OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR, DecodedKernel
+
+INF = 1 << 62
+NS = N_STALL_REASONS
+SELECTED = int(StallReason.SELECTED)
+NOT_SELECTED = int(StallReason.NOT_SELECTED)
+WAIT = int(StallReason.WAIT)
+BARRIER = int(StallReason.BARRIER)
+BRANCH_RESOLVING = int(StallReason.BRANCH_RESOLVING)
+MEMBAR = int(StallReason.MEMBAR)
+DRAIN = int(StallReason.DRAIN)
+
+
+class Warp:
+    """One resident warp: its position in its trace (the instruction buffer holds the next instruction),
+    its scoreboard (cycle at which each register's pending write lands, and which stall state guards it),
+    and its current warp state with the cycle it entered it.
+
+    Simplification: the instruction buffer is always full (no fetch or i-cache model), so a warp never
+    shows ``no_instruction``.
+    """
+
+    __slots__ = ("gid", "slot", "age", "block", "smsp", "row", "end", "pc", "reg_ready", "reg_state",
+                 "dep_ready", "dep_state", "ready_at", "state", "since", "stall", "last_store_cycle",
+                 "start_cycle", "end_cycle", "done")
+
+    def __init__(self, gid: int, slot: int, age: int, block: "ThreadBlock", smsp: "SubPartition",
+                 row: int, end: int, n_regs: int, now: int) -> None:
+        self.gid = gid
+        self.slot = slot
+        self.age = age
+        self.block = block
+        self.smsp = smsp
+        self.row = row
+        self.end = end
+        self.pc = -1
+        self.reg_ready = [0] * n_regs
+        self.reg_state = [WAIT] * n_regs
+        self.dep_ready = 0
+        self.dep_state = WAIT
+        self.ready_at = now
+        # Placeholder until the scheduler first looks at the warp this cycle (a zero-length interval).
+        self.state = NOT_SELECTED
+        self.since = now
+        self.stall = [0] * NS
+        self.last_store_cycle = 0
+        self.start_cycle = now
+        self.end_cycle = -1
+        self.done = False
+
+
+class ThreadBlock:
+    """A resident block (CTA): its warps and the state of its ``bar.sync`` barrier.
+
+    Simplification: one barrier per block (``bar.sync 0``); named barriers with thread counts are not
+    distinguished. Exited warps count as arrived, as on hardware.
+    """
+
+    __slots__ = ("bid", "warps", "live", "arrived", "waiting", "retire_cycle", "start_cycle")
+
+    def __init__(self, bid: int, now: int) -> None:
+        self.bid = bid
+        self.warps: list[Warp] = []
+        self.live = 0
+        self.arrived = 0
+        self.waiting: list[Warp] = []
+        self.retire_cycle = now
+        self.start_cycle = now
+
+
+class SubPartition:
+    """An SM sub-partition (SMSP): the warps bound to it, a warp scheduler that issues at most one
+    instruction per cycle, and its private pipelines (FP32, INT, FP64, SFU, branch, misc), each taking a
+    new instruction every ``issue_interval`` cycles. Memory instructions go to the SM's shared LSU/MIO pipe.
+
+    Simplifications: one issue per cycle, no dual issue, no register-bank conflicts, no operand collector;
+    a pipe is busy for its issue interval from the issue cycle, with no queue in front of it.
+    """
+
+    __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed")
+
+    def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int) -> None:
+        self.sm = sm
+        self.index = index
+        self.warps: list[Warp] = []
+        self.policy = policy
+        self.select = policy.select
+        self.pipe_free = [0] * n_pipes
+        self.next_check = INF
+        self.inst_executed = 0
+
+    def enter_state(self, w: Warp, state: int, now: int) -> None:
+        d = now - w.since
+        if d:
+            old = w.state
+            w.stall[old] += d
+            self.sm.pc_stalls[w.pc * NS + old] += d
+        w.state = state
+        w.since = now
+        hooks = self.sm.hooks
+        if hooks:
+            hooks.on_state(now, self.sm.sm_id, w.gid, w.pc, state)
+
+    def cycle(self, now: int) -> None:
+        """Look at every warp whose ``ready_at`` has come; issue one of the eligible ones."""
+        sm = self.sm
+        k = sm.kernel
+        pipe = k.pipe
+        throttle = k.throttle_state
+        pipe_free = self.pipe_free
+        lsu_free = sm.lsu_free
+        nxt = INF
+        self.next_check = INF
+        cands = []
+        for w in self.warps:
+            r = w.ready_at
+            if r > now:
+                if r < nxt:
+                    nxt = r
+                continue
+            if w.dep_ready > now:
+                s = w.dep_state
+                r = w.dep_ready
+            else:
+                p = pipe[w.pc]
+                r = lsu_free if p < 0 else pipe_free[p]
+                if r <= now:
+                    cands.append(w)
+                    continue
+                s = throttle[w.pc]
+            if w.state != s:
+                self.enter_state(w, s, now)
+            w.ready_at = r
+            if r < nxt:
+                nxt = r
+        if cands:
+            # Even a lone candidate goes through the policy: it must learn who issued (GTO, LRR pointer).
+            chosen = self.select(cands)
+            if len(cands) > 1 or chosen is None:
+                nxt = now + 1
+                for w in cands:
+                    if w is not chosen:
+                        if w.state != NOT_SELECTED:
+                            self.enter_state(w, NOT_SELECTED, now)
+                        w.ready_at = now + 1
+            if chosen is not None:
+                r = self.issue(chosen, now)
+                if r < nxt:
+                    nxt = r
+        if nxt < self.next_check:
+            self.next_check = nxt
+
+    def issue(self, w: Warp, now: int) -> int:
+        """Issue ``w``'s next instruction at ``now``; returns the warp's next ``ready_at``."""
+        sm = self.sm
+        k = sm.kernel
+        pc = w.pc
+        pcs = sm.pc_stalls
+        d = now - w.since
+        if d:
+            w.stall[w.state] += d
+            pcs[pc * NS + w.state] += d
+        w.stall[SELECTED] += 1
+        pcs[pc * NS] += 1
+        self.inst_executed += 1
+        if sm.hooks:
+            sm.hooks.on_issue(now, sm.sm_id, self.index, w.gid, pc)
+        op = k.op[pc]
+        t0 = now + 1
+        s0 = NOT_SELECTED
+        if op == OP_ALU:
+            t = now + k.latency_cycles[pc]
+            st = k.result_state[pc]
+            rr = w.reg_ready
+            rs = w.reg_state
+            for r in k.dsts[pc]:
+                rr[r] = t
+                rs[r] = st
+            self.pipe_free[k.pipe[pc]] = now + k.interval_cycles[pc]
+        elif op == OP_MEM:
+            slot = sm.mem_slot[w.row]
+            if slot >= 0:
+                ready, busy = sm.mem_access(now, sm.sm_id, slot)
+                st = k.slot_state[slot]
+            else:
+                # No lane accessed memory (guard false everywhere, or shfl): the pipe still takes it.
+                ready = now + k.latency_cycles[pc]
+                busy = 1
+                st = k.result_state[pc]
+            sm.lsu_free = now + busy
+            if k.is_store[pc] and ready > w.last_store_cycle:
+                w.last_store_cycle = ready
+            rr = w.reg_ready
+            rs = w.reg_state
+            for r in k.dsts[pc]:
+                rr[r] = ready
+                rs[r] = st
+        elif op == OP_BRANCH:
+            self.pipe_free[k.pipe[pc]] = now + k.interval_cycles[pc]
+            t0 = now + k.branch_latency_cycles
+            s0 = BRANCH_RESOLVING
+        elif op == OP_BARRIER:
+            t0 = INF
+            s0 = BARRIER
+        elif op == OP_MEMBAR:
+            t0 = max(now + k.membar_latency_cycles, w.last_store_cycle)
+            s0 = MEMBAR
+        else:  # OP_EXIT
+            self.exit(w, now)
+            return INF
+        w.row += 1
+        if w.row >= w.end:
+            # The trace ended without an exit instruction: the warp finishes after this one.
+            self.exit(w, now)
+            return INF
+        npc = sm.trace_pc[w.row]
+        w.pc = npc
+        dr = 0
+        ds = WAIT
+        rr = w.reg_ready
+        for r in k.deps[npc]:
+            x = rr[r]
+            if x > dr:
+                dr = x
+                ds = w.reg_state[r]
+        w.dep_ready = dr
+        w.dep_state = ds
+        w.since = now + 1
+        if t0 > now + 1:
+            w.state = s0
+            w.ready_at = t0
+        elif dr > now + 1:
+            w.state = ds
+            w.ready_at = dr
+        else:
+            w.state = NOT_SELECTED
+            w.ready_at = now + 1
+        if op == OP_BARRIER:
+            b = w.block
+            b.arrived += 1
+            b.waiting.append(w)
+            if b.arrived >= b.live:
+                sm.release_barrier(b, now)
+        return w.ready_at
+
+    def exit(self, w: Warp, now: int) -> None:
+        """The warp finished; it stays resident (``drain``) until its stores are accepted."""
+        end = now + 1
+        if w.last_store_cycle > end:
+            d = w.last_store_cycle - end
+            w.stall[DRAIN] += d
+            self.sm.pc_stalls[w.pc * NS + DRAIN] += d
+            end = w.last_store_cycle
+        w.end_cycle = end
+        w.done = True
+        w.ready_at = INF
+        self.warps.remove(w)
+        self.sm.warp_exited(w, now)
+
+
+class StreamingMultiprocessor:
+    """One SM: resident blocks up to the occupancy limit, warps bound to sub-partitions by warp slot
+    (``slot % subpartitions``, as on hardware), an LSU/MIO pipe shared by the sub-partitions, and the SimPy
+    process that advances it.
+
+    A block dispatched to the SM becomes resident ``block_launch_cycles`` later; it retires (freeing its
+    warp slots and resources, which lets the block scheduler dispatch the next block here) when its last
+    warp has exited and drained. Simplification: the occupancy limit (blocks per SM) is the only resource
+    check, which is exact because all blocks of a launch need the same resources.
+    """
+
+    def __init__(self, sm_id: int, model) -> None:
+        self.sm_id = sm_id
+        self.model = model
+        gpu = model.gpu
+        self.kernel: DecodedKernel = model.kernel
+        self.trace_pc: list[int] = model.trace_pc
+        self.mem_slot: list[int] = model.mem_slot
+        self.mem_access = model.memory.access
+        self.pc_stalls: list[int] = model.pc_stalls
+        self.hooks = model.hooks
+        n_sub = gpu.sm.subpartitions
+        self.subpartitions = [SubPartition(self, i, model.make_policy(), model.n_pipes) for i in range(n_sub)]
+        self.lsu_free = 0
+        self.free_slots = list(range(gpu.sm.max_warps))
+        self.launching: list[tuple[int, int, ThreadBlock]] = []   # (arrival cycle, block id, block)
+        self.retiring: list[tuple[int, int, ThreadBlock]] = []
+        self.resident_blocks = 0
+        self.active_since = 0
+        self.cycles_active = 0
+        self.blocks_executed = 0
+
+    # -- block life cycle ---------------------------------------------------------------------------
+    def dispatch(self, bid: int, now: int) -> None:
+        """The block scheduler sends block ``bid`` here at ``now``; it arrives after the launch latency."""
+        arrival = now + self.model.gpu.block_launch_cycles
+        heapq.heappush(self.launching, (arrival, bid, ThreadBlock(bid, arrival)))
+
+    def _start_block(self, b: ThreadBlock, now: int) -> None:
+        model = self.model
+        if self.resident_blocks == 0:
+            self.active_since = now
+        self.resident_blocks += 1
+        b.start_cycle = now
+        n_regs = self.kernel.n_regs
+        n_sub = len(self.subpartitions)
+        for gid in model.block_warps[b.bid]:
+            slot = heapq.heappop(self.free_slots)
+            sp = self.subpartitions[slot % n_sub]
+            row, end = model.warp_rows[gid]
+            w = Warp(gid, slot, model.next_age(), b, sp, row, end, n_regs, now)
+            model.warps[gid] = w
+            b.warps.append(w)
+            if row >= end:
+                w.end_cycle = now
+                w.done = True
+                continue
+            w.pc = self.trace_pc[row]
+            b.live += 1
+            insort(sp.warps, w, key=_slot_of)
+            if now < sp.next_check:
+                sp.next_check = now
+        if b.live == 0:
+            heapq.heappush(self.retiring, (now, b.bid, b))
+
+    def warp_exited(self, w: Warp, now: int) -> None:
+        b = w.block
+        b.live -= 1
+        if w.end_cycle > b.retire_cycle:
+            b.retire_cycle = w.end_cycle
+        if b.live == 0:
+            heapq.heappush(self.retiring, (b.retire_cycle, b.bid, b))
+        elif b.arrived and b.arrived >= b.live:
+            # The exited warp was the last one the barrier waited for.
+            self.release_barrier(b, now)
+
+    def release_barrier(self, b: ThreadBlock, now: int) -> None:
+        t = now + self.kernel.barrier_latency_cycles
+        for w in b.waiting:
+            w.ready_at = t
+            if t < w.smsp.next_check:
+                w.smsp.next_check = t
+        b.waiting = []
+        b.arrived = 0
+        self.model.barrier_releases += 1
+
+    def _retire(self, b: ThreadBlock, now: int) -> None:
+        for w in b.warps:
+            heapq.heappush(self.free_slots, w.slot)
+        self.resident_blocks -= 1
+        self.blocks_executed += 1
+        if self.resident_blocks == 0:
+            self.cycles_active += now - self.active_since
+        self.model.block_retired(self, b, now)
+
+    # -- the SimPy process ----------------------------------------------------------------------------
+    def run(self, env):
+        model = self.model
+        subs = self.subpartitions
+        launching = self.launching
+        retiring = self.retiring
+        while True:
+            now = env.now
+            while retiring and retiring[0][0] <= now:
+                self._retire(heapq.heappop(retiring)[2], now)
+            while launching and launching[0][0] <= now:
+                self._start_block(heapq.heappop(launching)[2], now)
+            nxt = INF
+            for sp in subs:
+                if sp.next_check <= now:
+                    sp.cycle(now)
+            for sp in subs:
+                if sp.next_check < nxt:
+                    nxt = sp.next_check
+            if retiring and retiring[0][0] < nxt:
+                nxt = retiring[0][0]
+            if launching and launching[0][0] < nxt:
+                nxt = launching[0][0]
+            if nxt >= INF:
+                if self.resident_blocks:
+                    self._deadlock(now)
+                return
+            if model.progress is not None:
+                model.tick_progress(now)
+            yield env.timeout(nxt - now)
+
+    def _deadlock(self, now: int) -> None:
+        stuck = [w for sp in self.subpartitions for w in sp.warps]
+        desc = ", ".join(f"block {w.block.bid} warp {w.gid} pc {w.pc}" for w in stuck[:8])
+        raise KernelError(f"timing model: SM {self.sm_id} has {len(stuck)} warps that can never issue at "
+                          f"cycle {now} (waiting at a barrier the rest of the block never reaches?): {desc}")
+
+
+def _slot_of(w: Warp) -> int:
+    return w.slot
