@@ -145,4 +145,4 @@ def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, reg
         stalls={r: int(totals[i]) for i, r in enumerate(STALL_REASONS)}, stalls_by_pc=by_pc,
         stalls_by_warp=by_warp, per_sm=per_sm, occupancy=occ, regs_per_thread=regs, regs_source=regs_source,
         memory_model=type(mem).__name__, clock_mhz=float(gpu.clock_mhz),
-        warp_start_cycle=start, warp_end_cycle=end)
+        warp_start_cycle=start, warp_end_cycle=end, warp_sm=warp_sm)

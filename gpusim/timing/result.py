@@ -20,7 +20,8 @@ class TimingResult:
     * ``per_sm``: numpy arrays indexed by SM: ``cycles_active``, ``inst_executed``, ``warp_cycles``
       (resident warp-cycles), ``blocks_executed``, ``stalls`` [n_sm, n_states], ``smsp_inst_executed``
       [n_sm, subpartitions].
-    * ``warp_start_cycle`` / ``warp_end_cycle``: when each warp became resident and when it left.
+    * ``warp_start_cycle`` / ``warp_end_cycle`` / ``warp_sm``: when each warp became resident, when it left
+      (after draining its stores), and on which SM.
     """
 
     kernel: str
@@ -39,6 +40,7 @@ class TimingResult:
     clock_mhz: float
     warp_start_cycle: np.ndarray = field(repr=False, default=None)
     warp_end_cycle: np.ndarray = field(repr=False, default=None)
+    warp_sm: np.ndarray = field(repr=False, default=None)
 
     @property
     def ipc(self) -> float:

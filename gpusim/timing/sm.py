@@ -256,6 +256,8 @@ class SubPartition:
         else:
             w.state = NOT_SELECTED
             w.ready_at = now + 1
+        if sm.hooks:
+            sm.hooks.on_state(now + 1, sm.sm_id, w.gid, npc, w.state)
         if op == OP_BARRIER:
             b = w.block
             b.arrived += 1
@@ -268,6 +270,8 @@ class SubPartition:
         """The warp finished; it stays resident (``drain``) until its stores are accepted."""
         end = now + 1
         if w.last_store_cycle > end:
+            if self.sm.hooks:
+                self.sm.hooks.on_state(end, self.sm.sm_id, w.gid, w.pc, DRAIN)
             d = w.last_store_cycle - end
             w.stall[DRAIN] += d
             self.sm.pc_stalls[w.pc * NS + DRAIN] += d
