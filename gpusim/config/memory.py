@@ -1,0 +1,363 @@
+"""The memory system's spec: frozen, documented dataclasses built from a preset's ``[memory]`` table.
+
+``MemorySpec.from_dict(table, path="memory")`` checks every key and type and the consistency between fields
+and raises :class:`gpusim.errors.ConfigError` naming the dotted field (``memory.l2.slices``).  A DRAM standard
+is *data*: ``gpusim/config/dram/<standard>.toml`` holds its organisation and datasheet timings in DRAM clocks
+(Ramulator 2's idea); the preset picks standard, channel count, data rate, address mapping and row policy.
+
+Latency fields are the *unloaded load-to-use* figures a pointer chase measures (HARDWARE.md §2); the memory
+system splits each into the stages it models (L1, interconnect, L2 slice, DRAM controller + core timings), so
+an unloaded pointer chase reproduces them and load adds queueing on top.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+import tomllib
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpusim.config.gpu import param
+from gpusim.errors import ConfigError
+
+DRAM_DIR = Path(__file__).parent / "dram"
+ROW_POLICIES = ("open", "closed")
+
+
+def _build(cls: type, d: Any, path: str) -> Any:
+    """Build dataclass ``cls`` from table ``d``: unknown keys, missing keys and wrong types are errors."""
+    if not isinstance(d, dict):
+        raise ConfigError(f"{path}: expected a table, got {d!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls) if f.init}
+    for key in d:
+        if key not in names:
+            raise ConfigError(f"{path}.{key}: unknown field; expected one of {', '.join(sorted(names))}")
+    values = {}
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        name = f"{path}.{f.name}"
+        if f.name not in d:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                if dataclasses.is_dataclass(hints[f.name]):
+                    values[f.name] = _build(hints[f.name], {}, name)
+                    continue
+                raise ConfigError(f"{name}: missing (required: {f.metadata.get('doc', '')})")
+            continue
+        v, hint = d[f.name], hints[f.name]
+        if dataclasses.is_dataclass(hint):
+            v = _build(hint, v, name)
+        elif hint is int and (not isinstance(v, int) or isinstance(v, bool)):
+            raise ConfigError(f"{name}: expected an integer, got {v!r} ({type(v).__name__})")
+        elif hint is float:
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                raise ConfigError(f"{name}: expected a number, got {v!r} ({type(v).__name__})")
+            v = float(v)
+        elif hint is str and not isinstance(v, str):
+            raise ConfigError(f"{name}: expected a string, got {v!r} ({type(v).__name__})")
+        values[f.name] = v
+    obj = cls(**values)
+    obj.validate(path)
+    return obj
+
+
+def _positive(obj: Any, path: str, *names: str) -> None:
+    for n in names:
+        v = getattr(obj, n)
+        if not v > 0:
+            raise ConfigError(f"{path}.{n}: must be > 0, got {v}")
+
+
+def _power_of_two(obj: Any, path: str, *names: str) -> None:
+    for n in names:
+        v = getattr(obj, n)
+        if v <= 0 or v & (v - 1):
+            raise ConfigError(f"{path}.{n}: must be a power of two, got {v}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class SharedMemorySpec:
+    """Shared memory: banked SRAM inside the unified L1/shared array of each SM."""
+
+    latency_cycles: int = param("cycles: unloaded shared load-to-use latency (one wavefront)")
+    banks: int = param("banks, successive words in successive banks", 32)
+    bank_width_bytes: int = param("bytes per bank per cycle", 4)
+    wavefronts_per_cycle: int = param("data-stage wavefronts the SM's shared pipe completes per cycle", 1)
+    atomic_cycles_per_op: int = param("cycles: one read-modify-write of one address in a bank", 2)
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, "latency_cycles", "banks", "bank_width_bytes", "wavefronts_per_cycle",
+                  "atomic_cycles_per_op")
+
+
+@dataclass(frozen=True, kw_only=True)
+class L1Spec:
+    """The per-SM L1 data cache (the part of the unified array not carved out for shared memory)."""
+
+    hit_latency_cycles: int = param("cycles: unloaded L1 hit load-to-use latency")
+    size_bytes: int = param("bytes of L1 at the default shared-memory carve-out (unified size - carve-out)")
+    line_bytes: int = param("bytes per line (tag)", 128)
+    sector_bytes: int = param("bytes per sector (fill/valid unit)", 32)
+    associativity: int = param("ways per set", 4)
+    mshrs: int = param("outstanding missed sectors per SM before the tag stage stalls", 256)
+    tags_per_cycle: int = param("distinct lines the tag stage looks up per cycle (HARDWARE.md: 4)", 4)
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "mshrs", "tags_per_cycle")
+        _power_of_two(self, path, "line_bytes", "sector_bytes")
+        if self.line_bytes != 128 or self.sector_bytes != 32:
+            raise ConfigError(f"{path}.line_bytes/sector_bytes: the coalescer models 128 B lines of 32 B "
+                              f"sectors, got {self.line_bytes}/{self.sector_bytes}")
+        if self.size_bytes % (self.line_bytes * self.associativity):
+            raise ConfigError(f"{path}.size_bytes: {self.size_bytes} is not a multiple of line_bytes x "
+                              f"associativity ({self.line_bytes * self.associativity})")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConstCacheSpec:
+    """The per-SM constant cache: broadcasts one address per cycle to the warp."""
+
+    hit_latency_cycles: int = param("cycles: unloaded constant-cache hit latency")
+    size_bytes: int = param("bytes of constant cache per SM", 8192)
+    line_bytes: int = param("bytes per line", 64)
+    associativity: int = param("ways per set", 4)
+    addresses_per_cycle: int = param("distinct addresses served per cycle (divergent ones serialise)", 1)
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "addresses_per_cycle")
+        _power_of_two(self, path, "line_bytes")
+        if self.size_bytes % (self.line_bytes * self.associativity):
+            raise ConfigError(f"{path}.size_bytes: not a multiple of line_bytes x associativity")
+
+
+@dataclass(frozen=True, kw_only=True)
+class L2Spec:
+    """The shared L2: partitions of slices, sectored, write-back; the point of coherence for atomics."""
+
+    size_bytes: int = param("bytes of L2 over all slices")
+    slices: int = param("L2 slices (each with its own tags, MSHRs and port)")
+    partitions: int = param("partitions; an SM reaches the other partition's slices at the far latency", 1)
+    hit_latency_near_cycles: int = param("cycles: unloaded L2 hit load-to-use latency, near partition")
+    hit_latency_far_cycles: int = param("cycles: unloaded L2 hit load-to-use latency, far partition")
+    line_bytes: int = param("bytes per line", 128)
+    sector_bytes: int = param("bytes per sector", 32)
+    associativity: int = param("ways per set", 16)
+    mshrs_per_slice: int = param("outstanding missed sectors per slice", 256)
+    bytes_per_cycle_per_slice: int = param("bytes a slice reads or writes per cycle", 64)
+    atomic_cycles_per_op: int = param("cycles: one atomic read-modify-write of one address in a slice", 2)
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, "size_bytes", "slices", "partitions", "hit_latency_near_cycles",
+                  "hit_latency_far_cycles", "associativity", "mshrs_per_slice", "bytes_per_cycle_per_slice",
+                  "atomic_cycles_per_op")
+        _power_of_two(self, path, "line_bytes", "sector_bytes")
+        if self.line_bytes != 128 or self.sector_bytes != 32:
+            raise ConfigError(f"{path}.line_bytes/sector_bytes: expected 128/32, got "
+                              f"{self.line_bytes}/{self.sector_bytes}")
+        if self.slices % self.partitions:
+            raise ConfigError(f"{path}.slices: {self.slices} slices do not split into {self.partitions} partitions")
+        if self.size_bytes % (self.slices * self.line_bytes * self.associativity):
+            raise ConfigError(f"{path}.size_bytes: {self.size_bytes} is not a multiple of slices x line_bytes x "
+                              f"associativity ({self.slices * self.line_bytes * self.associativity})")
+        if self.hit_latency_far_cycles < self.hit_latency_near_cycles:
+            raise ConfigError(f"{path}.hit_latency_far_cycles: {self.hit_latency_far_cycles} is below the near "
+                              f"latency {self.hit_latency_near_cycles}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class InterconnectSpec:
+    """The crossbar between SMs and L2 slices."""
+
+    latency_cycles: int = param("cycles: one-way traversal, SM to slice or back")
+    bytes_per_cycle_per_port: int = param("bytes per cycle through one SM port or one slice port", 64)
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, "latency_cycles", "bytes_per_cycle_per_port")
+
+
+@dataclass(frozen=True, kw_only=True)
+class DramTimings:
+    """Datasheet timings of a DRAM standard in DRAM clocks (CK), at ``nominal_data_rate_mtps``."""
+
+    nominal_data_rate_mtps: int = param("MT/s per pin the timings below are given for")
+    tCK_ps: int = param("ps: clock period at the nominal rate")
+    nBL: int = param("CK: one burst on the data bus")
+    nCL: int = param("CK: read command to first data")
+    nCWL: int = param("CK: write command to first data")
+    nRCD: int = param("CK: activate to read")
+    nRCDW: int = param("CK: activate to write")
+    nRP: int = param("CK: precharge to activate")
+    nRAS: int = param("CK: activate to precharge")
+    nRC: int = param("CK: activate to activate, same bank")
+    nRTP: int = param("CK: read to precharge")
+    nWR: int = param("CK: end of write data to precharge (write recovery)")
+    nCCD_S: int = param("CK: column to column, different bank group")
+    nCCD_L: int = param("CK: column to column, same bank group")
+    nRRD_S: int = param("CK: activate to activate, different bank group")
+    nRRD_L: int = param("CK: activate to activate, same bank group")
+    nFAW: int = param("CK: window holding at most four activates")
+    nWTR_S: int = param("CK: end of write data to read, different bank group")
+    nWTR_L: int = param("CK: end of write data to read, same bank group")
+    nRTW: int = param("CK: read to write turnaround")
+    nREFI: int = param("CK: refresh interval (each bank is refreshed once per interval)")
+    nRFCpb: int = param("CK: per-bank refresh duration (REFpb / REFSB)")
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, *[f.name for f in dataclasses.fields(self)])
+        if self.nRC < self.nRAS:
+            raise ConfigError(f"{path}.nRC: {self.nRC} is below nRAS {self.nRAS}")
+        if self.nCCD_L < self.nCCD_S:
+            raise ConfigError(f"{path}.nCCD_L: {self.nCCD_L} is below nCCD_S {self.nCCD_S}")
+        if self.nRFCpb >= self.nREFI:
+            raise ConfigError(f"{path}.nRFCpb: {self.nRFCpb} leaves no time between refreshes "
+                              f"(nREFI {self.nREFI})")
+
+    def at_data_rate(self, data_rate_mtps: float, beats_per_clock: int) -> "DramTimings":
+        """The same datasheet in clocks of a part run at ``data_rate_mtps``: each timing keeps its
+        nanoseconds (rounded up to whole clocks), the burst keeps its clocks."""
+        tck_ps = beats_per_clock * 1e6 / data_rate_mtps
+        scale = self.tCK_ps / tck_ps
+        out = {f.name: max(1, math.ceil(getattr(self, f.name) * scale - 1e-9)) for f in dataclasses.fields(self)}
+        out["nominal_data_rate_mtps"] = int(round(data_rate_mtps))
+        out["tCK_ps"] = max(1, int(round(tck_ps)))
+        out["nBL"] = self.nBL
+        out["nCCD_S"] = max(self.nBL, out["nCCD_S"])
+        return DramTimings(**out)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DramOrganisation:
+    """Organisation of one channel of a DRAM standard (pseudo-channels are the independent unit)."""
+
+    pseudo_channels_per_channel: int = param("independent pseudo-channels per channel")
+    bus_width_bits: int = param("data pins per pseudo-channel")
+    burst_length: int = param("beats per burst")
+    beats_per_clock: int = param("data beats per CK (2: DDR)")
+    bank_groups: int = param("bank groups per pseudo-channel")
+    banks_per_group: int = param("banks per bank group")
+    row_bytes: int = param("bytes per row (page) of one bank")
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, *[f.name for f in dataclasses.fields(self)])
+
+    @property
+    def burst_bytes(self) -> int:
+        return self.bus_width_bits // 8 * self.burst_length
+
+    @property
+    def banks(self) -> int:
+        return self.bank_groups * self.banks_per_group
+
+
+@dataclass(frozen=True, kw_only=True)
+class DramStandard:
+    """A DRAM standard as data: organisation and datasheet timings (``gpusim/config/dram/<name>.toml``)."""
+
+    name: str = param("standard name, e.g. 'HBM3'")
+    source: str = param("where the numbers come from")
+    organisation: DramOrganisation = param("organisation of one channel")
+    timing: DramTimings = param("datasheet timings in CK")
+
+    def validate(self, path: str) -> None:
+        if self.organisation.burst_bytes != 32:
+            raise ConfigError(f"{path}.organisation: a burst is {self.organisation.burst_bytes} B; the model "
+                              f"maps one 32 B sector to one burst")
+        if self.timing.nBL * self.organisation.beats_per_clock != self.organisation.burst_length:
+            raise ConfigError(f"{path}.timing.nBL: {self.timing.nBL} CK x {self.organisation.beats_per_clock} "
+                              f"beats/CK != burst_length {self.organisation.burst_length}")
+
+    @classmethod
+    def load(cls, name: str, path: str = "memory.dram.standard") -> "DramStandard":
+        file = DRAM_DIR / f"{name.lower()}.toml"
+        if not file.is_file():
+            known = sorted(p.stem for p in DRAM_DIR.glob("*.toml"))
+            raise ConfigError(f"{path}: unknown DRAM standard {name!r}; known: {', '.join(known)}")
+        return _load_standard_file(str(file))
+
+
+@functools.lru_cache(maxsize=None)
+def _load_standard_file(file: str) -> DramStandard:
+    try:
+        table = tomllib.loads(Path(file).read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{file}: {e}") from None
+    return _build(DramStandard, table, file)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DramSpec:
+    """The GPU's DRAM: a standard (by name) times a channel count, at a data rate, with named policies."""
+
+    standard: str = param("DRAM standard: a file gpusim/config/dram/<standard>.toml")
+    channels: int = param("channels (each has the standard's pseudo-channels)")
+    data_rate_mtps: float = param("MT/s per pin")
+    latency_cycles: int = param("SM cycles: unloaded DRAM load-to-use latency (pointer chase, row closed)")
+    address_mapping: str = param("registered address-mapping name (gpusim.memory.dram.mapping)",
+                                 "line_interleave")
+    row_policy: str = param("'open' (keep the row open) or 'closed' (auto-precharge)", "open")
+    table: DramStandard = dataclasses.field(default=None, init=False, compare=False, repr=False)
+
+    def validate(self, path: str) -> None:
+        _positive(self, path, "channels", "data_rate_mtps", "latency_cycles")
+        if self.row_policy not in ROW_POLICIES:
+            raise ConfigError(f"{path}.row_policy: {self.row_policy!r}; expected one of {', '.join(ROW_POLICIES)}")
+        object.__setattr__(self, "table", DramStandard.load(self.standard, f"{path}.standard"))
+        from gpusim.memory.dram.mapping import ADDRESS_MAPPINGS  # registry lives with the mappings
+        if self.address_mapping not in ADDRESS_MAPPINGS:
+            raise ConfigError(f"{path}.address_mapping: unknown mapping {self.address_mapping!r}; known: "
+                              f"{', '.join(sorted(ADDRESS_MAPPINGS))}")
+
+    def __post_init__(self) -> None:
+        # Built directly in Python (not through from_dict): check now, under the preset's usual path.
+        if self.table is None:
+            self.validate("memory.dram")
+
+    @property
+    def pseudo_channels(self) -> int:
+        return self.channels * self.table.organisation.pseudo_channels_per_channel
+
+    @property
+    def timings(self) -> DramTimings:
+        """Datasheet timings in CK at this part's data rate."""
+        return self.table.timing.at_data_rate(self.data_rate_mtps, self.table.organisation.beats_per_clock)
+
+    @property
+    def clock_mhz(self) -> float:
+        return self.data_rate_mtps / self.table.organisation.beats_per_clock
+
+    @property
+    def peak_bytes_per_s(self) -> float:
+        org = self.table.organisation
+        return self.pseudo_channels * org.bus_width_bits / 8 * self.data_rate_mtps * 1e6
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemorySpec:
+    """The whole memory system of one GPU (the ``[memory]`` table of a preset)."""
+
+    shared: SharedMemorySpec = param("shared memory")
+    l1: L1Spec = param("per-SM L1 data cache")
+    const: ConstCacheSpec = param("per-SM constant cache")
+    l2: L2Spec = param("shared L2")
+    interconnect: InterconnectSpec = param("SM <-> L2 crossbar")
+    dram: DramSpec = param("DRAM")
+
+    def validate(self, path: str) -> None:
+        icnt_round_trip = 2 * self.interconnect.latency_cycles
+        slice_latency = self.l2.hit_latency_near_cycles - self.l1.hit_latency_cycles - icnt_round_trip
+        if slice_latency <= 0:
+            raise ConfigError(f"{path}.l2.hit_latency_near_cycles: {self.l2.hit_latency_near_cycles} leaves no "
+                              f"time for the slice after L1 ({self.l1.hit_latency_cycles}) and two interconnect "
+                              f"traversals ({icnt_round_trip})")
+        if self.dram.latency_cycles <= self.l2.hit_latency_near_cycles:
+            raise ConfigError(f"{path}.dram.latency_cycles: {self.dram.latency_cycles} must exceed the L2 near "
+                              f"hit latency {self.l2.hit_latency_near_cycles}")
+
+    @classmethod
+    def from_dict(cls, d: dict, path: str = "memory") -> "MemorySpec":
+        """Build and check a spec from a ``[memory]`` table; errors name the dotted field."""
+        return _build(cls, d, path)

@@ -1,0 +1,295 @@
+"""The DRAM channel model: banks with row buffers under datasheet timing constraints, computed arithmetically.
+
+No event per cycle: each bank, bank group and channel keeps the earliest cycle its next command may issue
+("next free" cycles), and one request is turned into its ACT/RD/WR/PRE times by a handful of ``max``
+operations.  All times here are DRAM clocks (CK); :class:`gpusim.memory.system.MemorySystem` converts to and
+from SM cycles.
+"""
+from __future__ import annotations
+
+import bisect
+
+from gpusim.config.memory import DramSpec, DramTimings
+from gpusim.memory.dram.mapping import ADDRESS_MAPPINGS
+
+HIT, MISS, CONFLICT = 0, 1, 2
+_PRUNE_SLOTS = 1 << 17
+
+
+_RECENT = 16
+
+
+def _spaced(times: list[int], t: int, gap: int) -> int:
+    """Earliest t' >= t at least ``gap`` away from every cycle in sorted ``times``."""
+    for x in times:
+        if x - gap < t < x + gap:
+            t = x + gap
+    return t
+
+
+def _remember(times: list[int], t: int) -> None:
+    bisect.insort(times, t)
+    if len(times) > _RECENT:
+        del times[0]     # the oldest can no longer constrain a nondecreasing caller
+
+
+class DramChannel:
+    """One independent DRAM channel (an HBM pseudo-channel): its banks, bank groups and data bus.
+
+    Models: per-bank row buffer (open row or closed), ACT->RD/WR ``nRCD``/``nRCDW``, ACT->PRE ``nRAS``,
+    ACT->ACT same bank ``nRC``, PRE->ACT ``nRP``, RD->PRE ``nRTP``, write recovery ``nWR``, ACT->ACT
+    ``nRRD_S``/``nRRD_L``, at most four ACTs per ``nFAW``, column-to-column ``nCCD_L`` within a bank group,
+    the data bus one burst (``nBL``, at least ``nCCD_S``) at a time, write->read ``nWTR_S`` and read->write
+    ``nRTW`` turnarounds, and a per-bank refresh (REFpb) of ``nRFCpb`` once every ``nREFI`` per bank,
+    staggered over banks and channels, that closes the bank's row.  Open-page (rows stay open; a request to another row is a *conflict*: PRE+ACT) or
+    closed-page (auto-precharge after each access) by ``row_policy``.
+
+    Scheduling (FR-FCFS, approximated): requests must be answered when they arrive, so nothing already
+    answered can be reordered.  Instead the data bus is a calendar of burst slots and ACTs and column
+    commands are placed in the earliest gap that keeps nRRD/nFAW/nCCD_L with every recent command, not
+    after the last one: a request that is *ready first* (a row hit, or an idle bank) is served in a gap
+    before an older request that is still precharging/activating (the "first-ready" part).  Within one
+    bank, order is arrival order (FCFS), and a row conflict closes the row even if a hit to it arrives a
+    little later (true FR-FCFS would serve that hit first).  Commands share no command bus (HBM's separate row/column
+    buses make that the smaller effect); the pseudo-channels of a channel are independent.
+    """
+
+    __slots__ = ("t", "policy_closed", "open_row", "bank_next_act", "bank_next_pre", "bank_col_ready",
+                 "bank_epoch", "acts", "bg_acts", "bg_cols", "last_read_col",
+                 "last_write_end", "slot_ck", "bus", "bus_max_slot", "refresh_offset", "n_banks",
+                 "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
+                 "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group")
+
+    def __init__(self, timings: DramTimings, bank_groups: int, banks_per_group: int, row_policy: str = "open",
+                 refresh_offset: int = 0) -> None:
+        self.t = timings
+        self.policy_closed = row_policy == "closed"
+        n = bank_groups * banks_per_group
+        self.n_banks = n
+        self.banks_per_group = banks_per_group
+        self.open_row = [-1] * n
+        self.bank_next_act = [0] * n
+        self.bank_next_pre = [0] * n
+        self.bank_col_ready = [0] * n
+        self.bank_epoch = [0] * n
+        # recent ACT and column-command cycles (sorted, bounded) for the spacing rules
+        self.acts: list[int] = []
+        self.bg_acts: list[list[int]] = [[] for _ in range(bank_groups)]
+        self.bg_cols: list[list[int]] = [[] for _ in range(bank_groups)]
+        self.last_read_col = -(1 << 30)
+        self.last_write_end = -(1 << 30)
+        self.slot_ck = max(timings.nBL, timings.nCCD_S)
+        self.bus: dict[int, int] = {}      # occupied slot -> a later slot to try (path-compressed)
+        self.bus_max_slot = 0
+        self.refresh_offset = refresh_offset
+        self.reads = self.writes = self.row_hits = self.row_misses = self.row_conflicts = self.busy_ck = 0
+        self.bank_reads = [0] * n
+        self.bank_writes = [0] * n
+        self.bank_hits = [0] * n
+        self.bank_misses = [0] * n
+        self.bank_conflicts = [0] * n
+
+    def _outside_refresh(self, t: int, bank: int) -> int:
+        # Per-bank refresh (HBM's REFpb): bank b of this channel refreshes for nRFCpb once every nREFI, the
+        # banks staggered evenly over the interval so the others keep the bus busy meanwhile.
+        phase = (t - self.refresh_offset - bank * self.t.nREFI // self.n_banks) % self.t.nREFI
+        return t + (self.t.nRFCpb - phase) if phase < self.t.nRFCpb else t
+
+    def _free_slot(self, slot: int) -> int:
+        """The first free data-bus slot at or after ``slot`` (path-compressed walk over taken slots)."""
+        bus = self.bus
+        path = []
+        while slot in bus:
+            path.append(slot)
+            slot = bus[slot]
+        for p in path:
+            bus[p] = slot
+        return slot
+
+    def _claim(self, slot: int) -> None:
+        bus = self.bus
+        bus[slot] = slot + 1
+        if slot > self.bus_max_slot:
+            self.bus_max_slot = slot
+            if len(bus) > _PRUNE_SLOTS:
+                # Slots far behind the newest one cannot be asked for again by a nondecreasing caller.
+                horizon = slot - _PRUNE_SLOTS // 2
+                self.bus = {s: n for s, n in bus.items() if s >= horizon}
+
+    def _act_slot(self, t: int, bg: int, bank: int) -> int:
+        """Earliest ACT cycle >= t that keeps nRRD_L (same bank group), nRRD_S and nFAW with every recent
+        ACT, earlier *or later* (so a ready bank may activate in a gap before an ACT already planned)."""
+        T = self.t
+        acts, bg_acts = self.acts, self.bg_acts[bg]
+        for _ in range(64):
+            t0 = t
+            t = _spaced(bg_acts, t, T.nRRD_L)
+            t = _spaced(acts, t, T.nRRD_S)
+            t = self._outside_refresh(t, bank)
+            merged = sorted(acts + [t])
+            p = merged.index(t)
+            for k in range(max(0, p - 4), p + 1):
+                if k + 4 < len(merged) and merged[k + 4] - merged[k] < T.nFAW:
+                    t = max(t + 1, merged[k] + T.nFAW)
+                    break
+            if t == t0:
+                break
+        _remember(acts, t)
+        _remember(bg_acts, t)
+        return t
+
+    def access(self, arrival: int, bank: int, row: int, is_write: bool, hooks=None, ch: int = 0) -> int:
+        """Serve one burst arriving at CK ``arrival``; returns the CK its data transfer ends."""
+        T = self.t
+        bg = bank // self.banks_per_group
+        arrival = self._outside_refresh(arrival, bank)
+        epoch = (arrival - self.refresh_offset - bank * T.nREFI // self.n_banks) // T.nREFI
+        if self.bank_epoch[bank] != epoch:
+            self.bank_epoch[bank] = epoch
+            self.open_row[bank] = -1           # a refresh precharged the bank since its last access
+        open_row = self.open_row[bank]
+        if open_row == row:
+            kind = HIT
+            col = max(arrival, self.bank_col_ready[bank])
+        else:
+            if open_row < 0:
+                kind = MISS
+                act = max(arrival, self.bank_next_act[bank])
+            else:
+                kind = CONFLICT
+                pre = max(arrival, self.bank_next_pre[bank])
+                act = max(pre + T.nRP, self.bank_next_act[bank])
+                if hooks:
+                    for h in hooks:
+                        h("dram_command", ch, bank, "PRE", pre)
+            act = self._act_slot(self._outside_refresh(act, bank), bg, bank)
+            self.bank_next_act[bank] = act + T.nRC
+            self.bank_next_pre[bank] = act + T.nRAS
+            self.open_row[bank] = row
+            col = act + (T.nRCDW if is_write else T.nRCD)
+            self.bank_col_ready[bank] = col
+            if hooks:
+                for h in hooks:
+                    h("dram_command", ch, bank, "ACT", act)
+        if is_write:
+            col = max(col, self.last_read_col + T.nRTW)
+            cas = T.nCWL
+        else:
+            col = max(col, self.last_write_end + T.nWTR_S)
+            cas = T.nCL
+        slot_ck = self.slot_ck
+        bg_cols = self.bg_cols[bg]
+        slot = -(-(col + cas) // slot_ck)
+        while True:
+            slot = self._free_slot(slot)
+            col = slot * slot_ck - cas
+            spaced = _spaced(bg_cols, col, T.nCCD_L)
+            if spaced == col:
+                break
+            slot = -(-(spaced + cas) // slot_ck)
+        self._claim(slot)
+        _remember(bg_cols, col)
+        data_start = slot * slot_ck
+        data_end = data_start + T.nBL
+        if is_write:
+            if data_end > self.last_write_end:
+                self.last_write_end = data_end
+            self.bank_next_pre[bank] = max(self.bank_next_pre[bank], data_end + T.nWR)
+            self.writes += 1
+            self.bank_writes[bank] += 1
+        else:
+            if col > self.last_read_col:
+                self.last_read_col = col
+            self.bank_next_pre[bank] = max(self.bank_next_pre[bank], col + T.nRTP)
+            self.reads += 1
+            self.bank_reads[bank] += 1
+        if self.policy_closed:
+            self.bank_next_act[bank] = max(self.bank_next_act[bank], self.bank_next_pre[bank] + T.nRP)
+            self.open_row[bank] = -1
+        self.busy_ck += T.nBL
+        if kind == HIT:
+            self.row_hits += 1
+            self.bank_hits[bank] += 1
+        elif kind == MISS:
+            self.row_misses += 1
+            self.bank_misses[bank] += 1
+        else:
+            self.row_conflicts += 1
+            self.bank_conflicts[bank] += 1
+        if hooks:
+            for h in hooks:
+                h("dram_command", ch, bank, "WR" if is_write else "RD", col)
+        return data_end
+
+
+class DramController:
+    """All DRAM channels of the GPU behind one address mapping (bursts of 32 B = one L2 sector).
+
+    Models what :class:`DramChannel` models, for ``spec.pseudo_channels`` independent channels, with the
+    named address mapping choosing channel, bank and row for each burst.  Simplifies: one request per
+    sector (no multi-burst requests), no write buffering/draining policy (writes are scheduled when the L2
+    evicts them, competing with reads in the same calendar), no power-down states.
+
+    Counters: reads, writes, row hits/misses (bank closed)/conflicts (other row open), busy CK and bytes per
+    channel and per bank; Nsight's ``dram__bytes_read.sum``, ``dram__bytes_write.sum``,
+    ``dram__sectors_read.sum``, ``dram__sectors_write.sum``.
+    """
+
+    def __init__(self, spec: DramSpec) -> None:
+        self.spec = spec
+        org = spec.table.organisation
+        self.timings = spec.timings
+        n = spec.pseudo_channels
+        self.n_channels = n
+        self.burst_bytes = org.burst_bytes
+        self.mapping = ADDRESS_MAPPINGS[spec.address_mapping](n, org)
+        self._map = self.mapping.map
+        self.hooks: list = []
+        self.channels = [DramChannel(self.timings, org.bank_groups, org.banks_per_group, spec.row_policy,
+                                     refresh_offset=(c * self.timings.nREFI) // n) for c in range(n)]
+
+    def access(self, arrival_ck: int, address: int, is_write: bool = False) -> int:
+        """One 32 B burst at byte ``address`` arriving at CK ``arrival_ck``; returns the CK its data is done."""
+        ch, _bg, bank, row = self._map(address // self.burst_bytes)
+        return self.channels[ch].access(arrival_ck, bank, row, is_write, self.hooks, ch)
+
+    def closed_row_read_ck(self) -> int:
+        """CK from a read's arrival at an idle bank with no open row to the end of its data."""
+        T = self.timings
+        return T.nRCD + T.nCL + T.nBL + T.nCCD_S - 1   # the data slot may round up by up to one slot
+
+    def tables(self) -> dict[str, list]:
+        """Per-channel lists and per-bank [channel][bank] lists of the counters."""
+        chs = self.channels
+        b = self.burst_bytes
+        return {
+            "dram.per_channel.reads": [c.reads for c in chs],
+            "dram.per_channel.writes": [c.writes for c in chs],
+            "dram.per_channel.row_hits": [c.row_hits for c in chs],
+            "dram.per_channel.row_misses": [c.row_misses for c in chs],
+            "dram.per_channel.row_conflicts": [c.row_conflicts for c in chs],
+            "dram.per_channel.busy_cycles": [c.busy_ck for c in chs],
+            "dram.per_channel.bytes": [(c.reads + c.writes) * b for c in chs],
+            "dram.per_bank.reads": [list(c.bank_reads) for c in chs],
+            "dram.per_bank.writes": [list(c.bank_writes) for c in chs],
+            "dram.per_bank.row_hits": [list(c.bank_hits) for c in chs],
+            "dram.per_bank.row_misses": [list(c.bank_misses) for c in chs],
+            "dram.per_bank.row_conflicts": [list(c.bank_conflicts) for c in chs],
+        }
+
+    def counters(self) -> dict[str, float]:
+        reads = sum(c.reads for c in self.channels)
+        writes = sum(c.writes for c in self.channels)
+        hits = sum(c.row_hits for c in self.channels)
+        total = reads + writes
+        return {
+            "dram__bytes_read.sum": float(reads * self.burst_bytes),
+            "dram__bytes_write.sum": float(writes * self.burst_bytes),
+            "dram__sectors_read.sum": float(reads * self.burst_bytes // 32),
+            "dram__sectors_write.sum": float(writes * self.burst_bytes // 32),
+            "gpusim__dram_row_hits.sum": float(hits),
+            "gpusim__dram_row_misses.sum": float(sum(c.row_misses for c in self.channels)),
+            "gpusim__dram_row_conflicts.sum": float(sum(c.row_conflicts for c in self.channels)),
+            "gpusim__dram_row_hit_rate.pct": 100.0 * hits / total if total else 0.0,
+            "gpusim__dram_busy_cycles.sum": float(sum(c.busy_ck for c in self.channels)),
+        }

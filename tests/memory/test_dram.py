@@ -1,0 +1,213 @@
+"""DRAM channel model, datasheet style: each constraint probed at its boundary."""
+import dataclasses
+
+import pytest
+
+from gpusim.config.memory import DramSpec, DramTimings, MemorySpec
+from gpusim.errors import ConfigError
+from gpusim.memory.dram import ADDRESS_MAPPINGS, DramChannel, DramController
+
+T = DramTimings(nominal_data_rate_mtps=2000, tCK_ps=1000, nBL=2, nCL=14, nCWL=5, nRCD=14, nRCDW=12, nRP=14,
+                nRAS=34, nRC=48, nRTP=5, nWR=16, nCCD_S=2, nCCD_L=4, nRRD_S=4, nRRD_L=6, nFAW=30, nWTR_S=6,
+                nWTR_L=8, nRTW=11, nREFI=1_000_000, nRFCpb=100)
+
+
+def channel(timings=T, policy="open", bank_groups=4, banks_per_group=4):
+    return DramChannel(timings, bank_groups, banks_per_group, policy, refresh_offset=-200)
+
+
+def read_issue_cycle(ch, arrival, bank, row):
+    """Cycle of the RD command = data end - nBL - nCL."""
+    return ch.access(arrival, bank, row, False) - ch.t.nBL - ch.t.nCL
+
+
+def test_act_rd_gap_respects_nrcd():
+    acts = []
+    ch = channel()
+    ch_hooks = [lambda kind, c, bank, cmd, t: acts.append((cmd, t))]
+    end = ch.access(0, bank=0, row=7, is_write=False, hooks=ch_hooks)
+    act_t = next(t for cmd, t in acts if cmd == "ACT")
+    rd_t = next(t for cmd, t in acts if cmd == "RD")
+    assert rd_t - act_t >= T.nRCD          # never at nRCD - 1
+    assert rd_t - act_t == T.nRCD          # and exactly at nRCD when nothing else holds it
+    assert end == rd_t + T.nCL + T.nBL
+
+
+@pytest.mark.parametrize("gap, expect_wait", [(T.nRCD - 1, 1), (T.nRCD, 0)])
+def test_row_hit_right_after_activate_waits_for_nrcd(gap, expect_wait):
+    ch = channel()
+    first = read_issue_cycle(ch, 0, 0, 7)           # ACT at 0, RD at nRCD
+    ch2 = channel()
+    ch2.access(0, 1, 7, False)                      # another bank: ACT at 0
+    # a hit to that open row arriving `gap` cycles after its ACT may not issue before nRCD
+    rd = read_issue_cycle(ch2, gap, 1, 7)
+    assert rd - gap >= expect_wait and rd >= T.nRCD
+    assert first == T.nRCD
+
+
+def test_row_hit_is_faster_than_row_miss_and_conflict():
+    ch = channel()
+    ch.access(0, 0, 1, False)
+    t0 = 1000
+    hit = ch.access(t0, 0, 1, False) - t0
+    conflict = ch.access(2 * t0, 0, 2, False) - 2 * t0
+    miss = channel().access(t0, 0, 1, False) - t0
+    assert hit == T.nCL + T.nBL
+    assert miss == T.nRCD + T.nCL + T.nBL
+    assert conflict == T.nRP + T.nRCD + T.nCL + T.nBL
+    assert (ch.row_hits, ch.row_conflicts) == (2 - 1, 1)
+
+
+def test_two_banks_overlap_activates_one_bank_serialises():
+    two = channel()
+    a = two.access(0, 0, 1, False)
+    b = two.access(0, 4, 1, False)           # bank 4: another bank group, no nRRD_L
+    assert b - a <= T.nRRD_S + T.nBL         # the second ACT only waits nRRD_S
+    one = channel()
+    one.access(0, 0, 1, False)
+    c = one.access(0, 0, 2, False)           # same bank, other row: wait for nRAS, PRE, nRP
+    assert c >= T.nRAS + T.nRP + T.nRCD + T.nCL + T.nBL
+    assert c - a > 4 * (b - a)
+
+
+def test_act_to_act_same_bank_respects_nrc():
+    acts = []
+    hooks = [lambda kind, c, bank, cmd, t: acts.append((cmd, t))]
+    t = dataclasses.replace(T, nRAS=10, nRP=5)   # so that nRC (48) binds, not nRAS + nRP
+    ch = channel(t)
+    ch.access(0, 0, 1, False, hooks)
+    ch.access(0, 0, 2, False, hooks)
+    act_times = [x for cmd, x in acts if cmd == "ACT"]
+    assert act_times[1] - act_times[0] == t.nRC
+
+
+def test_nfaw_limits_activates_to_four_per_window():
+    acts = []
+    hooks = [lambda kind, c, bank, cmd, t: acts.append((cmd, t))]
+    ch = channel()
+    for bank in range(6):
+        ch.access(0, bank * 4 % 16 + bank // 4, 1, False, hooks)
+    act_times = sorted(x for cmd, x in acts if cmd == "ACT")
+    assert act_times[4] - act_times[0] >= T.nFAW
+    assert act_times[3] - act_times[0] < T.nFAW   # the first four are limited by nRRD only
+
+
+def test_closed_page_policy_makes_every_access_a_miss():
+    ch = channel(policy="closed")
+    ch.access(0, 0, 1, False)
+    ch.access(1000, 0, 1, False)
+    assert (ch.row_hits, ch.row_misses) == (0, 2)
+
+
+def test_write_then_read_turnaround_respects_nwtr():
+    ch = channel()
+    ch.access(0, 0, 1, False)
+    wr_end = ch.access(100, 0, 1, True)
+    rd = read_issue_cycle(ch, wr_end - 5, 0, 1)
+    assert rd >= wr_end + T.nWTR_S
+
+
+def test_per_bank_refresh_closes_the_row_and_blocks_only_that_bank():
+    t = dataclasses.replace(T, nREFI=1600, nRFCpb=100)
+    ch = DramChannel(t, 4, 4, "open", refresh_offset=0)    # bank b refreshes at b * 100 + k * 1600
+    ch.access(200, 0, 1, False)
+    end = ch.access(1610, 0, 1, False)        # inside bank 0's refresh window [1600, 1700)
+    assert end - 1700 == t.nRCD + t.nCL + t.nBL  # row was closed by the refresh: a miss after it
+    assert ch.row_misses == 2
+    other = ch.access(1610, 8, 1, False)       # bank 8 refreshes at [800, 900): not blocked now
+    assert other - 1610 == t.nRCD + t.nCL + t.nBL
+
+
+def test_seed_example_20_to_1_needs_21_banks_to_keep_the_bus_busy():
+    # Seed 001: a core-array access 20x longer than the burst transfer needs >= 21 banks on one bus.
+    # A bank is occupied for its core-array access (20 transfer times) and then its own transfer, so a
+    # closed-page bank cycle (ACT..ACT, nRC) is 21 bursts of nBL, of which the bus is used for one.
+    nbl = 2
+    t = DramTimings(nominal_data_rate_mtps=2000, tCK_ps=1000, nBL=nbl, nCL=1, nCWL=1, nRCD=1, nRCDW=1, nRP=1,
+                    nRAS=2, nRC=21 * nbl, nRTP=1, nWR=1, nCCD_S=nbl, nCCD_L=nbl, nRRD_S=1, nRRD_L=1, nFAW=1,
+                    nWTR_S=1, nWTR_L=1, nRTW=1, nREFI=10**9, nRFCpb=1)
+
+    def utilisation(banks, requests=2000):
+        ch = DramChannel(t, 1, banks, "closed", refresh_offset=-10)
+        end = 0
+        for i in range(requests):
+            end = max(end, ch.access(0, i % banks, i, False))
+        return ch.busy_ck / end
+
+    assert utilisation(21) > 0.99
+    assert utilisation(20) < 20 / 21 + 0.01
+    assert utilisation(10) == pytest.approx(10 / 21, abs=0.01)
+
+
+def hbm3_spec(**kw):
+    d = dict(standard="hbm3", channels=80, data_rate_mtps=5238, latency_cycles=560)
+    d.update(kw)
+    return DramSpec(**d)
+
+
+def test_consecutive_lines_spread_over_channels():
+    dram = DramController(hbm3_spec())
+    chans = [dram.mapping.map(line * 4)[0] for line in range(160)]
+    assert sorted(chans) == list(range(160))
+    # a line's four bursts stay in one channel and one row
+    assert len({dram.mapping.map(b)[0::3] for b in range(4)}) == 1
+
+
+@pytest.mark.parametrize("mapping", sorted(ADDRESS_MAPPINGS))
+def test_every_mapping_covers_all_channels(mapping):
+    dram = DramController(hbm3_spec(address_mapping=mapping))
+    chans = {dram.mapping.map(b)[0] for b in range(0, 160 * 32 * 64 * 8, 3)}
+    assert chans == set(range(160))
+
+
+def streaming_bandwidth(spec, n_bursts, offered_factor=2.0, steady=False):
+    """Bytes/s delivered for sequential bursts offered at ``offered_factor`` x the peak; ``steady``
+    measures between the 10th and 90th percentile completions (leaving out start-up and drain)."""
+    dram = DramController(spec)
+    peak_bytes_per_ck = spec.peak_bytes_per_s / (spec.clock_mhz * 1e6)
+    gap = 32 / (peak_bytes_per_ck * offered_factor)
+    ends = sorted(dram.access(int(i * gap), i * 32, False) for i in range(n_bursts))
+    if steady:
+        lo, hi = n_bursts // 10, 9 * n_bursts // 10
+        return (hi - lo) * 32 / (ends[hi] - ends[lo]) * spec.clock_mhz * 1e6
+    return n_bursts * 32 / ends[-1] * spec.clock_mhz * 1e6
+
+
+def test_h100_streaming_saturates_at_3_35_tb_per_s_and_never_exceeds_it():
+    spec = hbm3_spec()
+    assert spec.peak_bytes_per_s == pytest.approx(3.35e12, rel=0.005)
+    bw = streaming_bandwidth(spec, 200_000)
+    assert 0.95 * spec.peak_bytes_per_s <= bw <= spec.peak_bytes_per_s
+
+
+def test_bandwidth_at_half_load_follows_the_offered_load():
+    spec = hbm3_spec()
+    bw = streaming_bandwidth(spec, 100_000, offered_factor=0.5, steady=True)
+    assert bw == pytest.approx(0.5 * spec.peak_bytes_per_s, rel=0.05)
+
+
+def test_counters_and_tables():
+    dram = DramController(hbm3_spec())
+    for i in range(8):
+        dram.access(0, i * 32, is_write=i % 2 == 1)
+    c = dram.counters()
+    assert c["dram__bytes_read.sum"] == 128 and c["dram__bytes_write.sum"] == 128
+    assert c["dram__sectors_read.sum"] == 4
+    t = dram.tables()
+    assert sum(t["dram.per_channel.reads"]) == 4 and sum(map(sum, t["dram.per_bank.writes"])) == 4
+    assert c["gpusim__dram_row_hits.sum"] + c["gpusim__dram_row_misses.sum"] == 8
+
+
+def test_timings_scale_as_nanoseconds_at_a_lower_data_rate():
+    spec = hbm3_spec()
+    t = spec.timings
+    assert t.nBL == 2 and t.nRCD == 26  # 31 CK at 0.625 ns = 19.4 ns = 26 CK at 0.764 ns
+
+
+def test_unknown_standard_and_mapping_are_config_errors():
+    with pytest.raises(ConfigError, match=r"memory.dram.standard: unknown DRAM standard 'ddr9'"):
+        hbm3_spec(standard="ddr9")
+    with pytest.raises(ConfigError, match=r"address_mapping: unknown mapping 'zigzag'"):
+        hbm3_spec(address_mapping="zigzag")
+    with pytest.raises(ConfigError, match=r"row_policy"):
+        hbm3_spec(row_policy="sometimes")
