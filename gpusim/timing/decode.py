@@ -33,7 +33,7 @@ class DecodedKernel:
 
     __slots__ = ("deps", "dsts", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
-                 "membar_latency_cycles", "slot_state")
+                 "membar_latency_cycles", "slot_state", "issue_info")
 
     def __init__(self, trace: KernelTrace, gpu) -> None:
         instrs = trace.instructions
@@ -83,6 +83,9 @@ class DecodedKernel:
                 self.interval_cycles[i] = imad_interval if cls is LatencyClass.IMAD else intervals[unit]
                 if unit is Unit.SFU:
                     self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
+        # What issuing needs, as one tuple per PC: one list index and an unpack in the hot loop.
+        self.issue_info: list[tuple] = list(zip(self.op, self.dsts, self.latency_cycles, self.result_state,
+                                                self.pipe, self.interval_cycles, self.is_store))
         self.n_regs = max_reg + 1
         self.branch_latency_cycles = latency(LatencyClass.BRANCH)
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)

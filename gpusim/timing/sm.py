@@ -186,18 +186,17 @@ class SubPartition:
         self.inst_executed += 1
         if sm.hooks:
             sm.hooks.on_issue(now, sm.sm_id, self.index, w.gid, pc)
-        op = k.op[pc]
+        op, dsts, lat, st, p, interval, is_store = k.issue_info[pc]
         t0 = now + 1
         s0 = NOT_SELECTED
         if op == OP_ALU:
-            t = now + k.latency_cycles[pc]
-            st = k.result_state[pc]
+            t = now + lat
             rr = w.reg_ready
             rs = w.reg_state
-            for r in k.dsts[pc]:
+            for r in dsts:
                 rr[r] = t
                 rs[r] = st
-            self.pipe_free[k.pipe[pc]] = now + k.interval_cycles[pc]
+            self.pipe_free[p] = now + interval
         elif op == OP_MEM:
             slot = sm.mem_slot[w.row]
             if slot >= 0:
@@ -205,19 +204,18 @@ class SubPartition:
                 st = k.slot_state[slot]
             else:
                 # No lane accessed memory (guard false everywhere, or shfl): the pipe still takes it.
-                ready = now + k.latency_cycles[pc]
+                ready = now + lat
                 busy = 1
-                st = k.result_state[pc]
             sm.lsu_free = now + busy
-            if k.is_store[pc] and ready > w.last_store_cycle:
+            if is_store and ready > w.last_store_cycle:
                 w.last_store_cycle = ready
             rr = w.reg_ready
             rs = w.reg_state
-            for r in k.dsts[pc]:
+            for r in dsts:
                 rr[r] = ready
                 rs[r] = st
         elif op == OP_BRANCH:
-            self.pipe_free[k.pipe[pc]] = now + k.interval_cycles[pc]
+            self.pipe_free[p] = now + interval
             t0 = now + k.branch_latency_cycles
             s0 = BRANCH_RESOLVING
         elif op == OP_BARRIER:
