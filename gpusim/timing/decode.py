@@ -16,9 +16,11 @@ from isa.units import LatencyClass, Unit
 # What the issue stage does with an instruction (ints: the hot loop compares them).
 OP_ALU, OP_MEM, OP_BRANCH, OP_BARRIER, OP_MEMBAR, OP_EXIT = range(6)
 
-# Pipes private to each sub-partition; LSU (the MIO/L1TEX path) is shared by the SM and has index -1.
-SMSP_PIPES: tuple[Unit, ...] = (Unit.FP32, Unit.INT, Unit.FP64, Unit.SFU, Unit.BRANCH, Unit.MISC)
-LSU_PIPE = -1
+# Pipes of each sub-partition. A memory instruction needs its SMSP's LSU pipe (8 LD/ST lanes on H100: one
+# warp instruction per 4 cycles) and also the SM's L1TEX/MIO path, shared by the four SMSPs, which the
+# memory system keeps busy for as long as the access needs (more wavefronts for conflicts, more sectors).
+SMSP_PIPES: tuple[Unit, ...] = (Unit.LSU, Unit.FP32, Unit.INT, Unit.FP64, Unit.SFU, Unit.BRANCH, Unit.MISC)
+LSU_PIPE = 0
 
 _LONG_SPACES = ("global", "local", "generic")
 
@@ -47,7 +49,7 @@ class DecodedKernel:
         self.op: list[int] = [OP_ALU] * n
         self.throttle_state: list[int] = [int(StallReason.MATH_PIPE_THROTTLE)] * n
         self.is_store: list[bool] = [False] * n
-        intervals = {u: max(1, int(gpu.issue_interval(u))) for u in Unit if u is not Unit.LSU}
+        intervals = {u: max(1, int(gpu.issue_interval(u))) for u in Unit}
         imad_interval = max(1, int(gpu.imad_issue_interval_cycles))
         latencies: dict[LatencyClass, int] = {}
 
@@ -74,15 +76,13 @@ class DecodedKernel:
                 self.result_state[i] = int(StallReason.SHORT_SCOREBOARD)
             self.op[i] = _op_of(ins)
             self.is_store[i] = bool(ins.is_store or ins.is_atomic)
+            self.pipe[i] = SMSP_PIPES.index(unit)
+            self.interval_cycles[i] = imad_interval if cls is LatencyClass.IMAD else intervals[unit]
             if unit is Unit.LSU:
-                self.pipe[i] = LSU_PIPE
                 self.throttle_state[i] = int(StallReason.LG_THROTTLE if (ins.mem_space in _LONG_SPACES)
                                              else StallReason.MIO_THROTTLE)
-            else:
-                self.pipe[i] = SMSP_PIPES.index(unit)
-                self.interval_cycles[i] = imad_interval if cls is LatencyClass.IMAD else intervals[unit]
-                if unit is Unit.SFU:
-                    self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
+            elif unit is Unit.SFU:
+                self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
         # What issuing needs, as one tuple per PC: one list index and an unpack in the hot loop.
         self.issue_info: list[tuple] = list(zip(self.op, self.dsts, self.latency_cycles, self.result_state,
                                                 self.pipe, self.interval_cycles, self.is_store))

@@ -19,7 +19,8 @@ from bisect import insort
 
 from gpusim.errors import KernelError
 from gpusim.stats.stall_reasons import N_STALL_REASONS, StallReason
-from gpusim.timing.decode import OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR, DecodedKernel
+from gpusim.timing.decode import (LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
+                                  DecodedKernel)
 
 INF = 1 << 62
 NS = N_STALL_REASONS
@@ -91,8 +92,9 @@ class ThreadBlock:
 
 class SubPartition:
     """An SM sub-partition (SMSP): the warps bound to it, a warp scheduler that issues at most one
-    instruction per cycle, and its private pipelines (FP32, INT, FP64, SFU, branch, misc), each taking a
-    new instruction every ``issue_interval`` cycles. Memory instructions go to the SM's shared LSU/MIO pipe.
+    instruction per cycle, and its private pipelines (LSU, FP32, INT, FP64, SFU, branch, misc), each taking
+    a new instruction every ``issue_interval`` cycles. Memory instructions also need the SM's L1TEX/MIO path,
+    shared by the sub-partitions and kept busy by the memory system for ``pipe_busy_cycles``.
 
     Simplifications: one issue per cycle, no dual issue, no register-bank conflicts, no operand collector;
     a pipe is busy for its issue interval from the issue cycle, with no queue in front of it.
@@ -144,7 +146,9 @@ class SubPartition:
                 r = w.dep_ready
             else:
                 p = pipe[w.pc]
-                r = lsu_free if p < 0 else pipe_free[p]
+                r = pipe_free[p]
+                if p == LSU_PIPE and lsu_free > r:
+                    r = lsu_free
                 if r <= now:
                     cands.append(w)
                     continue
@@ -207,6 +211,7 @@ class SubPartition:
                 ready = now + lat
                 busy = 1
             sm.lsu_free = now + busy
+            self.pipe_free[p] = now + interval
             if is_store and ready > w.last_store_cycle:
                 w.last_store_cycle = ready
             rr = w.reg_ready

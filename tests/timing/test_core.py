@@ -188,3 +188,41 @@ def test_divergent_if_else_costs_one_pass_per_path(h100):
         (3 * 32 + 17 * 16) / 20)
     # The else path adds its own 8-FMA chain (7 latencies + the last issue) on top of the uniform run.
     assert divergent.cycles - uniform.cycles == 7 * h100.latency("fma") + 1
+
+
+# -- memory pipes ------------------------------------------------------------------------------------------------
+
+def test_lsu_issue_interval_throttles_one_warps_memory_instructions(h100):
+    # 8 LD/ST lanes per H100 SMSP: one warp memory instruction per 4 cycles from each SMSP.
+    n = 6
+    interval = h100.issue_interval("lsu")
+    shared = [ins("ld.shared", dst=[10 + i], src=[1]) for i in range(n)] + [ins("exit")]
+    glob = [ins("ld.global", dst=[10 + i], src=[1]) for i in range(n)] + [ins("exit")]
+    assert run(make_trace(shared), h100).stalls["mio_throttle"] == (n - 1) * (interval - 1)
+    assert run(make_trace(glob), h100).stalls["lg_throttle"] == (n - 1) * (interval - 1)
+
+
+class SlowL1:
+    """A memory model whose every access keeps the SM's L1TEX path busy for 10 cycles."""
+
+    def __init__(self):
+        self.accesses = []
+
+    def prepare(self, trace):
+        pass
+
+    def access(self, now, sm, slot):
+        self.accesses.append(now)
+        return now + 50, 10
+
+    def counters(self):
+        return {"test__accesses.sum": len(self.accesses)}
+
+
+def test_the_l1tex_path_is_shared_by_the_subpartitions(h100):
+    mem = SlowL1()
+    prog = [ins("ld.global", dst=[3], src=[1]), ins("exit")]
+    res = simulate(make_trace(prog, warps_per_block=4), h100, memory=mem)
+    assert mem.accesses == [0, 10, 20, 30]          # one warp per SMSP, serialized by the SM-wide path
+    assert res.counters["test__accesses.sum"] == 4  # the memory model's counters are merged in
+    assert res.stalls["lg_throttle"] == 10 + 20 + 30
