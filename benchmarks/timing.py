@@ -45,22 +45,23 @@ def synthetic_matmul_trace(width: int = 256, tile: int = 16, phases: int = 10):
                       regs_per_thread=32, shared_bytes=2 * tile * tile * 4)
 
 
-def real_matmul_trace(width: int = 256):
-    """The emulator's trace of programs/matmul_tiled at ``width`` (raises if the emulator is not there)."""
+def real_matmul_trace(size: str = "default"):
+    """The emulator's trace of programs/matmul_tiled (size "default": width 256, 16x16 tiles); raises if
+    the emulator (``gpusim.run``) is not available."""
     import gpusim
     import programs
 
     spec = programs.get("matmul_tiled")
-    launch, args = spec.launch_and_args(width)
-    res = gpusim.run(spec.ptx_path, kernel=launch.kernel, grid=launch.grid, block=launch.block, args=args,
-                     mode="emulate")
+    launch = spec.launch(size)
+    res = gpusim.run(str(spec.ptx_path), kernel=launch.kernel, grid=launch.grid, block=launch.block,
+                     args=spec.make_args(size), mode="emulate")
     return res.trace
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gpu", default="h100")
-    ap.add_argument("--width", type=int, default=256)
+    ap.add_argument("--size", default="default", help="matmul_tiled size name (default: width 256)")
     ap.add_argument("--scheduler", default=None)
     ap.add_argument("--memory", choices=["default", "fixed"], default="default")
     ap.add_argument("--synthetic", action="store_true", help="use the hand-built trace even if the emulator works")
@@ -71,12 +72,12 @@ def main(argv=None) -> int:
     trace = None
     if not a.synthetic:
         try:
-            trace = real_matmul_trace(a.width)
+            trace = real_matmul_trace(a.size)
             source = "emulator"
         except Exception as e:  # noqa: BLE001 - any failure: say why and use the synthetic trace
             print(f"(real trace unavailable: {type(e).__name__}: {e}; using the synthetic trace)")
     if trace is None:
-        trace = synthetic_matmul_trace(a.width)
+        trace = synthetic_matmul_trace()
     memory = "fixed" if a.memory == "fixed" else None
     print(f"trace: {source}, {trace.kernel}, {trace.n_blocks} blocks x {trace.warps_per_block} warps, "
           f"{trace.n_instructions:,} warp-instructions")
