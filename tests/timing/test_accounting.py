@@ -174,3 +174,28 @@ def test_summary_names_cycles_ipc_occupancy_and_top_stalls(mixed):
     text = res.summary()
     for word in ("cycles", "IPC", "achieved", "theoretical", "long_scoreboard"):
         assert word in text
+
+
+KIND_MIX = ["fma", "alu", "imad", "dfma", "sfu", "ld.global", "st.global", "ld.shared", "st.shared", "bra",
+            "membar"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("policy", ["gto", "lrr", "two_level"])
+def test_random_programs_keep_the_accounting_invariants(small_h100, seed, policy):
+    rng = np.random.default_rng(seed)
+    prog = []
+    for _ in range(40):
+        kind = str(rng.choice(KIND_MIX + ["bar"] * 1))
+        dst = [] if kind in ("st.global", "st.shared", "bra", "membar", "bar") else [int(rng.integers(0, 8))]
+        prog.append(ins(kind, dst=dst, src=[int(r) for r in rng.integers(0, 8, size=2)]))
+    prog.append(ins("exit"))
+    n_blocks, wpb = int(rng.integers(1, 12)), int(rng.integers(1, 17))
+    # Some warps exit early (a prefix of the program, then exit): barriers must still release.
+    paths = [list(range(len(prog))) if rng.random() < 0.8 else list(range(int(rng.integers(0, 40)))) + [40]
+             for _ in range(n_blocks * wpb)]
+    trace = make_trace(prog, n_blocks=n_blocks, warps_per_block=wpb, warp_pcs=paths)
+    res = simulate(trace, small_h100, scheduler=policy, memory="fixed")
+    assert res.counters["smsp__inst_executed.sum"] == trace.n_instructions
+    np.testing.assert_array_equal(res.stalls_by_warp.sum(axis=1), res.warp_end_cycle - res.warp_start_cycle)
+    assert res.cycles == int(res.warp_end_cycle.max())
