@@ -94,6 +94,7 @@ class _Parser:
         self.address_size = 64
         self.const_top = 0
         self.global_top = 0
+        self.shared_globals: list[Variable] = []
 
     # -- token helpers -----------------------------------------------------------------------------------
     @property
@@ -201,7 +202,7 @@ class _Parser:
                 self.expect_word("a section name")
                 self.skip_braces()
                 continue
-            elif d in _SCOPE_DIRECTIVES or d in (".entry", ".func", ".const", ".global"):
+            elif d in _SCOPE_DIRECTIVES or d in (".entry", ".func", ".const", ".global", ".shared"):
                 self.parse_module_decl()
                 continue
             elif d == ";":
@@ -218,7 +219,7 @@ class _Parser:
                 if ins.src_file is not None:
                     ins.src_file = self.files.get(int(ins.src_file), f"<file {ins.src_file}>")
         return Module(self.file, self.version, self.target, self.address_size, self.kernels, self.globals,
-                      self.files, self.text)
+                      self.files, self.text, self.shared_globals)
 
     def parse_module_decl(self) -> None:
         linkage = None
@@ -230,6 +231,12 @@ class _Parser:
             self.parse_entry()
         elif d == ".func":
             self.skip_func()
+        elif d == ".shared":
+            # module-scope shared variables; `.extern .shared .b8 x[];` is the dynamic shared memory
+            self.next()
+            var = self.parse_var_decl("shared", allow_init=False)
+            self.shared_globals.append(var)
+            self.accept(";")
         elif d in (".const", ".global"):
             space = self.next().text[1:]
             var = self.parse_var_decl(space, allow_init=True)
@@ -874,7 +881,8 @@ class _KernelBuilder:
 
     def check_symbol(self, ins: Instruction, tok: Tok) -> None:
         name = tok.text
-        if name in self.p.globals or any(v.name == name for v in self.shared_vars + self.local_vars):
+        if name in self.p.globals or any(v.name == name for v in self.shared_vars + self.local_vars +
+                                         self.p.shared_globals):
             return
         if any(prm.name == name for prm in self.params):
             return

@@ -195,6 +195,7 @@ class Module:
     globals: dict[str, Variable]        # module-scope .const and .global variables
     files: dict[int, str]               # .file index -> path
     text: str = field(default="", repr=False)
+    shared_globals: list[Variable] = field(default_factory=list)   # module-scope .shared (incl. extern [])
 
     @property
     def const_bytes(self) -> int:
