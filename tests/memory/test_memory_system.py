@@ -1,0 +1,183 @@
+"""The facade the timing model calls: latencies per level, caches, MSHRs, atomics, counters."""
+import numpy as np
+import pytest
+
+from gpusim.config import load_gpu
+from gpusim.memory.system import MemorySystem
+
+from memtrace import StandInGpu, make_trace
+
+LANES = np.arange(32, dtype=np.int64)
+H100 = load_gpu("h100")
+A100 = load_gpu("a100")
+
+
+def system(gpu=H100, sm_count=4):
+    return MemorySystem(StandInGpu(gpu.memory, sm_count=sm_count, clock_mhz=gpu.clock_mhz))
+
+
+def one_lane(addr):
+    return [addr]
+
+
+def pointer_chase(ms, addresses, sm=0, start=0, space="global", fields=None):
+    """Dependent single-lane loads: each issues when the previous one's data is back."""
+    trace = make_trace([(space, one_lane(a), fields or {}) for a in addresses])
+    ms.prepare(trace)
+    now, lat = start, []
+    for slot in range(len(addresses)):
+        ready, _ = ms.access(now, sm, slot)
+        lat.append(ready - now)
+        now = ready
+    return lat
+
+
+@pytest.mark.parametrize("gpu", [H100, A100], ids=["h100", "a100"])
+def test_pointer_chase_reproduces_each_levels_latency_within_10_percent(gpu):
+    m = gpu.memory
+    ms = system(gpu)
+    # lines in slices of SM 0's partition (near), 1 MB apart so every first touch misses L2 and opens a row
+    near = [a for a in range(0, 1 << 34, 1 << 20) if ms.sm_partition[0] == ms.slice_partition[ms.slice_of(a // 32)]]
+    far = [a + 128 for a in range(0, 1 << 34, 1 << 20)
+           if ms.sm_partition[0] != ms.slice_partition[ms.slice_of((a + 128) // 32)]]
+    chain = near[:64]
+    dram = pointer_chase(ms, chain)                     # cold: DRAM
+    ms_l2 = system(gpu)
+    pointer_chase(ms_l2, chain, fields={"cache_op": ".cg"})
+    l2_near = pointer_chase(ms_l2, chain, start=10**6, fields={"cache_op": ".cg"})
+    pointer_chase(ms_l2, far[:64], start=2 * 10**6, fields={"cache_op": ".cg"})
+    l2_far = pointer_chase(ms_l2, far[:64], start=3 * 10**6, fields={"cache_op": ".cg"})
+    small = chain[:16]                                   # fits in L1
+    l1 = pointer_chase(ms_l2, small, start=4 * 10**6) and pointer_chase(ms_l2, small, start=5 * 10**6)
+    assert np.median(l1) == pytest.approx(m.l1.hit_latency_cycles, rel=0.10)
+    assert np.median(l2_near) == pytest.approx(m.l2.hit_latency_near_cycles, rel=0.10)
+    assert np.median(l2_far) == pytest.approx(m.l2.hit_latency_far_cycles, rel=0.10)
+    assert np.median(dram) == pytest.approx(m.dram.latency_cycles, rel=0.10)
+
+
+def test_shared_load_latency_and_conflicts_cost_pipe_cycles():
+    ms = system()
+    trace = make_trace([("shared", LANES * 4, {}), ("shared", LANES * 128, {})])
+    ms.prepare(trace)
+    r0, busy0 = ms.access(0, 0, 0)
+    r1, busy1 = ms.access(1000, 0, 1)
+    assert (r0, busy0) == (H100.memory.shared.latency_cycles, 1)
+    assert busy1 == 32 and r1 - 1000 == H100.memory.shared.latency_cycles + 31
+    c = ms.counters()
+    assert c["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 31
+
+
+def test_cache_hit_after_miss():
+    ms = system()
+    lat = pointer_chase(ms, [4096, 4096])
+    assert lat[0] > 300 and lat[1] == H100.memory.l1.hit_latency_cycles
+    c = ms.counters()
+    assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] == 1
+    assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"] == 1
+    assert c["lts__t_sectors_op_read.sum"] == 1 and c["dram__sectors_read.sum"] == 1
+
+
+def test_cg_bypasses_l1_but_hits_l2():
+    ms = system()
+    lat = pointer_chase(ms, [4096, 4096], fields={"cache_op": ".cg"})
+    assert lat[1] == pytest.approx(H100.memory.l2.hit_latency_near_cycles, rel=0.7)
+    assert lat[1] > H100.memory.l1.hit_latency_cycles * 3
+    assert ms.counters()["lts__t_sectors_op_read.sum"] == 2
+
+
+def test_mshr_merges_a_second_miss_to_the_same_sector():
+    ms = system()
+    trace = make_trace([("global", LANES * 4, {}), ("global", LANES * 4, {})])
+    ms.prepare(trace)
+    r0, _ = ms.access(0, 0, 0)
+    r1, _ = ms.access(5, 0, 1)          # the fill is still in flight
+    assert r1 == r0
+    c = ms.counters()
+    assert c["lts__t_sectors_op_read.sum"] == 4            # only the first request went to L2
+    assert c["gpusim__l1_mshr_merges.sum"] == 4
+
+
+def test_atomics_on_one_address_serialise():
+    ms = system()
+    op = H100.memory.l2.atomic_cycles_per_op
+    trace = make_trace([("global", np.full(32, 256), {"is_atomic": True, "is_load": False}),
+                        ("global", 4096 + LANES * 4, {"is_atomic": True, "is_load": False})])
+    ms.prepare(trace)
+    ms.access(0, 0, 0)                      # warm both lines into L2
+    ms.access(0, 0, 1)
+    same, _ = ms.access(10**5, 0, 0)
+    spread, _ = ms.access(2 * 10**5, 0, 1)
+    assert (same - 10**5) - (spread - 2 * 10**5) >= 31 * op - 2
+    assert ms.counters()["lts__t_sectors_op_atom.sum"] == 128
+    assert ms.counters()["gpusim__l2_atomic_serialised.sum"] == 2 * 31
+
+
+def test_shared_atomics_on_one_word_serialise_in_the_bank():
+    ms = system()
+    trace = make_trace([("shared", np.full(32, 0), {"is_atomic": True}), ("shared", LANES * 4, {"is_atomic": True})])
+    ms.prepare(trace)
+    _, busy_same = ms.access(0, 0, 0)
+    _, busy_spread = ms.access(1000, 0, 1)
+    assert busy_same == 32 * busy_spread
+
+
+def test_constant_uniform_address_broadcasts_divergent_serialises():
+    ms = system()
+    trace = make_trace([("const", np.full(32, 64), {}), ("const", np.full(32, 64), {}),
+                        ("const", LANES * 4, {})])
+    ms.prepare(trace)
+    ms.access(0, 0, 0)                             # cold miss to L2
+    r, busy = ms.access(10**5, 0, 1)
+    assert (r - 10**5, busy) == (H100.memory.const.hit_latency_cycles, 1)
+    _, busy = ms.access(2 * 10**5, 0, 2)
+    assert busy == 32
+
+
+def test_stores_write_back_to_dram_only_on_flush():
+    ms = system()
+    trace = make_trace([("global", LANES * 4, {"is_store": True, "is_load": False})])
+    ms.prepare(trace)
+    ready, busy = ms.access(0, 0, 0)
+    assert ready <= 2 and busy == 1
+    c = ms.counters()
+    assert c["lts__t_sectors_op_write.sum"] == 4 and c["dram__bytes_write.sum"] == 0
+    ms.flush()
+    assert ms.counters()["dram__bytes_write.sum"] == 128
+
+
+def test_coalescing_counters_through_prepare():
+    ms = system()
+    trace = make_trace([("global", LANES * 4, {}), ("global", LANES * 32, {}),
+                        ("global", LANES * 4, {"is_store": True, "is_load": False})])
+    ms.prepare(trace)
+    c = ms.counters()
+    assert c["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 2
+    assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 36
+    assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 4
+
+
+def test_hooks_see_shared_and_global_accesses():
+    ms = system()
+    seen = []
+    ms.hooks.append(lambda *event: seen.append(event[0]))
+    trace = make_trace([("shared", LANES * 8, {}), ("global", LANES * 4, {})])
+    ms.prepare(trace)
+    ms.access(0, 0, 0)
+    ms.access(0, 0, 1)
+    assert seen[:2] == ["shared", "global"] and "dram_command" in seen
+
+
+def test_streaming_through_the_facade_stays_below_dram_peak():
+    ms = system(sm_count=132)
+    n = 20000
+    trace = make_trace([("global", i * 512 + LANES * 16, {"access_bytes": 16, "cache_op": ".cg"})
+                        for i in range(n)])
+    ms.prepare(trace)
+    end = 0
+    for slot in range(n):
+        r, _ = ms.access(slot // 40, slot % 132, slot)    # far more requests than DRAM can serve
+        end = max(end, r)
+    seconds = end / (H100.clock_mhz * 1e6)
+    bw = ms.counters()["dram__bytes_read.sum"] / seconds
+    assert bw <= H100.memory.dram.peak_bytes_per_s
+    assert bw > 0.8 * H100.memory.dram.peak_bytes_per_s
