@@ -1,0 +1,272 @@
+"""The ``gpusim`` command line. Each subcommand is a thin layer over the public Python API."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from gpusim.errors import GpusimError
+
+EPILOG = """examples:
+  gpusim run programs/matmul_tiled.cu                         # timing mode on the h100 preset (default)
+  gpusim run programs/reduce_sequential.ptx --grid 64 --block 256 --mode emulate --check
+  gpusim run programs/matmul_tiled.cu --gpu pmpp-device-d --scheduler lrr
+  gpusim occupancy programs/matmul_tiled.cu --block 16x16 --gpu a100 --regs 33
+  gpusim trace programs/reduce_sequential.cu -o red.trace && gpusim simulate red.trace --gpu h100 --gpu a100
+  gpusim programs                                             # the bundled programs
+"""
+
+
+def _dims(text: str) -> tuple[int, ...]:
+    try:
+        parts = [int(p) for p in text.lower().replace(",", "x").split("x") if p]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected N, NxM or NxMxK, not {text!r}") from None
+    if not 1 <= len(parts) <= 3 or any(p < 1 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected 1 to 3 positive sizes like 16x16, not {text!r}")
+    return tuple(parts)
+
+
+def _add_launch(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", help="a .ptx or .cu file, or a bundled program name (see `gpusim programs`)")
+    p.add_argument("--kernel", help="entry to run when the module has several (default: the manifest's)")
+    p.add_argument("--grid", type=_dims, help="grid size, e.g. 64 or 16x16 (default: the manifest's)")
+    p.add_argument("--block", type=_dims, help="block size, e.g. 256 or 16x16 (default: the manifest's)")
+    p.add_argument("--size", help="named problem size of a bundled program (e.g. small, default, large)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
+    p.add_argument("--smem", type=int, default=None, metavar="BYTES", help="dynamic shared memory per block")
+    p.add_argument("--budget", type=int, default=None, metavar="N",
+                   help="stop a runaway kernel after N warp instructions (default 500,000,000)")
+
+
+def _progress_printer(quiet: bool):
+    if quiet or not sys.stderr.isatty():
+        return None
+    import time
+    t0 = time.perf_counter()
+
+    def show(cycles, done, total):
+        rate = cycles / max(time.perf_counter() - t0, 1e-9)
+        sys.stderr.write(f"\r  simulated {cycles:,} cycles, blocks {done}/{total} ({rate:,.0f} cycles/s)   ")
+        sys.stderr.flush()
+    return show
+
+
+def cmd_run(a) -> int:
+    import gpusim
+    kw = {}
+    if a.budget:
+        kw["budget"] = a.budget
+    res = gpusim.run(a.source, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode, size=a.size,
+                     seed=a.seed, check=a.check, gpu=a.gpu, regs_per_thread=a.regs, scheduler=a.scheduler,
+                     shared_mem=a.smem, progress=_progress_printer(a.quiet), **kw)
+    if not a.quiet and sys.stderr.isatty() and a.mode == "timing":
+        sys.stderr.write("\n")
+    print(res.summary())
+    if a.json:
+        doc = {"kernel": res.kernel, "grid": res.grid, "block": res.block, "mode": res.mode,
+               "gpu": a.gpu if a.mode == "timing" else None,
+               "emulation": {"warp_instructions": res.stats.warp_instructions,
+                             "thread_instructions": res.stats.thread_instructions,
+                             "divergent_branches": res.stats.divergent_branches}}
+        if res.timing is not None:
+            doc["counters"] = {k: _jsonable(v) for k, v in res.timing.counters.items()}
+            doc["stalls"] = {k: _jsonable(v) for k, v in res.timing.stalls.items()}
+        if res.check is not None:
+            doc["check"] = {"ok": bool(res.check.ok), "message": res.check.message}
+        Path(a.json).write_text(json.dumps(doc, indent=2))
+        print(f"wrote {a.json}")
+    if res.check is not None and not res.check.ok:
+        return 1
+    return 0
+
+
+def _jsonable(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    return v
+
+
+def cmd_programs(a) -> int:
+    import programs
+    rows = []
+    for name in programs.names():
+        spec = programs.get(name)
+        launch = spec.launch(spec.default_size)
+        src = (spec.cu_path.name if spec.cu_path else spec.ptx_path.name)
+        rows.append((name, launch.kernel, "x".join(map(str, launch.grid)), "x".join(map(str, launch.block)),
+                     spec.topic, src))
+    widths = [max(len(r[i]) for r in rows + [("program", "kernel", "grid", "block", "topic", "source")])
+              for i in range(6)]
+    head = ("program", "kernel", "grid", "block", "topic", "source")
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    return 0
+
+
+def cmd_compile(a) -> int:
+    from gpusim.cuda import compile_cuda
+    out = compile_cuda(Path(a.source), line_info=not a.no_line_info)
+    target = Path(a.output) if a.output else Path(a.source).with_suffix(".ptx")
+    target.write_text(out.ptx)
+    regs = ", ".join(f"{k}: {v if v is not None else '?'} registers" for k, v in out.kernels.items())
+    print(f"wrote {target} ({'cached' if out.cached else 'compiled'}); {regs}")
+    return 0
+
+
+def cmd_occupancy(a) -> int:
+    from gpusim.api import load_module
+    from gpusim.config import load_gpu
+    from gpusim.timing.occupancy import occupancy
+    gpu = load_gpu(a.gpu)
+    module, spec = load_module(a.source)
+    k = module.kernel(a.kernel or (spec.launch(spec.default_size).kernel if spec else None))
+    block = a.block
+    if block is None:
+        if spec is None:
+            raise GpusimError("--block is required for a source without a manifest entry")
+        block = spec.launch(spec.default_size).block
+    tpb = 1
+    for v in block:
+        tpb *= v
+    regs = a.regs
+    source = "--regs"
+    if regs is None and spec is not None:
+        regs = spec.registers(k.name)
+        source = "ptxas (programs/registers.json)"
+    if regs is None:
+        from gpusim.timing import estimate_regs_per_thread
+        raise GpusimError(f"register count of '{k.name}' unknown: pass --regs N (compile with `gpusim compile` "
+                          f"to record it)")
+    smem = a.smem if a.smem is not None else k.shared_bytes
+    occ = occupancy(gpu, tpb, regs, shared_static_bytes=smem, shared_dynamic_bytes=a.dynamic_smem)
+    print(f"kernel {k.name} on {gpu.name}: block {'x'.join(map(str, block))} = {tpb} threads, {regs} registers "
+          f"per thread ({source}), {smem} B static shared memory")
+    print(f"  blocks per SM      {occ.blocks_per_sm}")
+    print(f"  active warps/SM    {occ.active_warps_per_sm} of {gpu.sm.max_warps}")
+    print(f"  occupancy          {occ.occupancy_pct:.1f}%  (theoretical)")
+    print(f"  limited by         {', '.join(occ.limiting)}")
+    for key, v in occ.as_counters().items():
+        print(f"  {key:45s} {v}")
+    return 0
+
+
+def cmd_trace(a) -> int:
+    import gpusim
+    res = gpusim.run(a.source, kernel=a.kernel, grid=a.grid, block=a.block, mode="emulate", size=a.size,
+                     seed=a.seed, record_trace=True, shared_mem=a.smem)
+    res.trace.meta.update({"program": a.source, "size": res.size, "seed": a.seed})
+    out = res.trace.save(a.output)
+    print(f"wrote {out}: kernel {res.kernel}, {res.trace.n_warps:,} warps, {res.trace.n_instructions:,} warp "
+          f"instructions, {out.stat().st_size / 1e6:.1f} MB")
+    return 0
+
+
+def cmd_simulate(a) -> int:
+    from gpusim.functional.trace import KernelTrace
+    from gpusim.timing import simulate
+    trace = KernelTrace.load(a.trace)
+    for g in a.gpu or ["h100"]:
+        r = simulate(trace, g, scheduler=a.scheduler, regs_per_thread=a.regs,
+                     progress=_progress_printer(a.quiet))
+        print(f"== {g} ==")
+        print(r.summary())
+    return 0
+
+
+def cmd_gpus(a) -> int:
+    from gpusim.config import load_gpu, preset_names
+    for n in preset_names():
+        g = load_gpu(n)
+        print(f"{n:16s} {g.sm.count:4d} SMs  {g.clock_mhz:.0f} MHz  {g.description}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from gpusim import __version__
+    p = argparse.ArgumentParser(prog="gpusim", description="gpusim: a cycle-approximate GPU simulator "
+                                "(PTX subset, SIMT emulator, discrete-event timing and memory models)",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"gpusim {__version__}")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+
+    r = sub.add_parser("run", help="run a kernel (timing mode by default) and print its report")
+    _add_launch(r)
+    r.add_argument("--mode", choices=("timing", "emulate"), default="timing",
+                   help="timing: cycle-approximate model (default); emulate: functional only")
+    r.add_argument("--gpu", default="h100", help="GPU preset name or a .toml file (default h100)")
+    r.add_argument("--scheduler", help="warp scheduler policy: gto (default), lrr, two_level")
+    r.add_argument("--regs", type=int, help="registers per thread (default: from the compiler, else estimated)")
+    r.add_argument("--check", action="store_true", help="compare the outputs with the program's numpy reference")
+    r.add_argument("--json", metavar="FILE", help="write all counters as JSON")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(fn=cmd_run)
+
+    c = sub.add_parser("compile", help="CUDA C -> PTX through NVRTC (needs: pip install -e .[cuda])")
+    c.add_argument("source", help="a .cu file")
+    c.add_argument("-o", "--output", help="output .ptx (default: next to the source)")
+    c.add_argument("--no-line-info", action="store_true", help="omit .loc line information")
+    c.set_defaults(fn=cmd_compile)
+
+    pr = sub.add_parser("programs", help="list the bundled programs and their default launches")
+    pr.set_defaults(fn=cmd_programs)
+
+    o = sub.add_parser("occupancy", help="theoretical occupancy and its limiting resource "
+                                         "(= cudaOccupancyMaxActiveBlocksPerMultiprocessor)")
+    o.add_argument("source")
+    o.add_argument("--kernel")
+    o.add_argument("--block", type=_dims)
+    o.add_argument("--gpu", default="h100")
+    o.add_argument("--regs", type=int, help="registers per thread (default: the compiler's)")
+    o.add_argument("--smem", type=int, help="static shared memory per block in bytes (default: the kernel's)")
+    o.add_argument("--dynamic-smem", type=int, default=0, help="dynamic shared memory per block in bytes")
+    o.set_defaults(fn=cmd_occupancy)
+
+    t = sub.add_parser("trace", help="run functionally once and save the kernel trace to a file")
+    _add_launch(t)
+    t.add_argument("-o", "--output", required=True, help="trace file to write (.trace, compressed npz)")
+    t.set_defaults(fn=cmd_trace)
+
+    s = sub.add_parser("simulate", help="time a saved trace on one or more GPU configs")
+    s.add_argument("trace")
+    s.add_argument("--gpu", action="append", help="preset name or .toml (repeatable; default h100)")
+    s.add_argument("--scheduler")
+    s.add_argument("--regs", type=int)
+    s.add_argument("--quiet", action="store_true")
+    s.set_defaults(fn=cmd_simulate)
+
+    g = sub.add_parser("gpus", help="list the GPU presets")
+    g.set_defaults(fn=cmd_gpus)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    if not getattr(a, "fn", None):
+        parser.print_help()
+        return 2
+    try:
+        return a.fn(a)
+    except GpusimError as e:
+        print(f"gpusim: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("gpusim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
