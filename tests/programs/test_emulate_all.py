@@ -15,11 +15,12 @@ import programs
 # Emulator bugs found by this test (reported to the emulator's owner).  strict: once fixed, the case
 # XPASSes and fails, so the mark is removed and the case guards against regressions.
 KNOWN_EMULATOR_BUGS = {
-    "blur": "parser rejects ld.global.u8 (blur.ptx:70): 'ld does not take .u8'",
+    "blur": "parser rejects ld.global.u8 (blur.ptx:70): the ld OpSpec's types (INTS in isa/opcodes.py) "
+            "lack u8/s8",
     "histogram_smem": "parser rejects ld.global.u8 (histogram_smem.ptx:78)",
     "divergence": "parser rejects the immediate predicate in 'mov.pred %p3, 0;' (divergence.ptx:51)",
-    "warp_vote": "selp.u32 with immediates (warp_vote.ptx:47) is built as a comparison: ValueError in "
-                 "semantics.build_compare",
+    "warp_vote": "any selp (first: warp_vote.ptx:47) crashes: semantics.build_compare unpacks a comparison "
+                 "modifier before its selp branch (ValueError, not a GpusimError)",
 }
 
 
