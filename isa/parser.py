@@ -900,6 +900,8 @@ class _KernelBuilder:
 
     def imm_operand(self, ins: Instruction, im: Imm, expect: str, tok: Tok) -> Imm:
         if expect == "pred":
+            if ins.base == "mov" and not im.is_float_bits and im.value in (0, 1):
+                return im
             raise self.p.error(f"{ins.opcode} expects a predicate register here, not a number", tok)
         if im.is_float_bits and expect not in ("f32", "f64", "f16", "b32", "b64"):
             raise self.p.error(f"float literal for a .{expect} operand of {ins.opcode}", tok)

@@ -515,8 +515,9 @@ def _compare(op: str, a, b, isf: bool):
 def build_compare(ins: Instruction, ctx):
     b, t, mods = ins.base, ins.type, ins.mods
     isf = t[0] == "f"
-    (cmp,) = [m for m in mods if m in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu",
-                                        "ltu", "leu", "gtu", "geu", "num", "nan")]
+    cmps = [m for m in mods if m in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu",
+                                     "ltu", "leu", "gtu", "geu", "num", "nan")]
+    cmp = cmps[0] if cmps else None   # selp has none
     bops = [m for m in mods if m in ("and", "or", "xor")]
     bop = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bops[0]] if bops else None
     ra = reader(ins.operands[1], t, ctx)
