@@ -115,14 +115,22 @@ def _same_file(a: Path, b) -> bool:
 
 
 def _find_program(path: Path):
+    """The bundled program a path names: the bundled file itself, or a bare program name (``matmul_tiled``).
+    A user's own file that merely shares a name with a bundled one is not given its manifest."""
     try:
         import programs
     except ImportError:
         return None
     try:
-        return programs.find(path)
+        spec = programs.find(path)
     except Exception:  # noqa: BLE001 - an unknown path is simply not a bundled program
         return None
+    if spec is None:
+        return None
+    if not path.exists():
+        return spec
+    bundled = [p for p in (spec.cu_path, spec.ptx_path) if p is not None]
+    return spec if any(_same_file(path, b) for b in bundled) else None
 
 
 def run(source, kernel: str | None = None, grid=None, block=None, args: list | None = None, *,

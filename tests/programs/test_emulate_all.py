@@ -12,22 +12,8 @@ import pytest
 import gpusim
 import programs
 
-# Emulator bugs found by this test (reported to the emulator's owner).  strict: once fixed, the case
-# XPASSes and fails, so the mark is removed and the case guards against regressions.
-KNOWN_EMULATOR_BUGS = {
-    "blur": "parser rejects ld.global.u8 (blur.ptx:70): the ld OpSpec's types (INTS in isa/opcodes.py) "
-            "lack u8/s8",
-    "histogram_smem": "parser rejects ld.global.u8 (histogram_smem.ptx:78)",
-    "divergence": "parser rejects the immediate predicate in 'mov.pred %p3, 0;' (divergence.ptx:51)",
-    "warp_vote": "any selp (first: warp_vote.ptx:47) crashes: semantics.build_compare unpacks a comparison "
-                 "modifier before its selp branch (ValueError, not a GpusimError)",
-}
-
-
 def _case(name: str, size: str):
-    bug = KNOWN_EMULATOR_BUGS.get(name)
-    marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
-    return pytest.param(name, size, id=f"{name}-{size}", marks=marks)
+    return pytest.param(name, size, id=f"{name}-{size}")
 
 
 CASES = [_case(s.name, size) for s in programs.all_specs() for size in s.sizes if size.startswith("small")]
