@@ -438,7 +438,11 @@ def build_logic(ins: Instruction, ctx):
                 sbit_pos = np.clip(pos + ln - 1, 0, bits - 1).astype(np.uint64)
                 sign = (au.astype(np.uint64) >> sbit_pos) & np.uint64(1)
                 sign = np.where(ln == 0, 0, sign).astype(np.uint64)
-                ext = np.where(sign == 1, ~mask, np.uint64(0))
+                # bits past the top of a (pos + len > width) are sign bits too
+                eff = np.minimum(ln, np.maximum(bits - pos, 0))
+                emask = np.where(eff >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                                 (np.uint64(1) << np.minimum(eff, 63).astype(np.uint64)) - np.uint64(1))
+                ext = np.where(sign == 1, ~emask, np.uint64(0))
                 field = field | ext
             return field.astype(UNSIGNED[64]).astype(ut).view(dt) if np.ndim(field) else dt(field)
         return _ternary(ins, f, ctx, types=(t, "u32", "u32"))
