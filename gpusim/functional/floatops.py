@@ -71,11 +71,25 @@ def _f64_operands(*xs):
     return [np.atleast_1d(a).copy() for a in arrs], shape
 
 
+_MID_MASK = np.uint64((1 << 29) - 1)     # float64 mantissa bits below float32 precision
+_MID_HALF = np.uint64(1 << 28)
+_F32_NORMAL_MIN = 2.0 ** -126
+
+
 def fma_f32(a, b, c, mode: str = "rn") -> np.ndarray:
     (a64, b64, c64), shape = _f64_operands(a, b, c)
     with np.errstate(all="ignore"):
-        s = _round_to_odd_sum(a64 * b64, c64)   # the product of two float32 is exact in float64
-        return round_f64_to_f32(s, mode).reshape(shape)
+        p = a64 * b64                           # the product of two float32 is exact in float64
+        if mode == "rn":
+            # Rounding p + c to float64 and then to float32 can only go wrong (double rounding) when the
+            # float64 sum lands exactly on a float32 midpoint, or in the subnormal range: only those lanes
+            # need the exact round-to-odd sum.
+            s = p + c64
+            risky = ((s.view(np.uint64) & _MID_MASK) == _MID_HALF) | (np.abs(s) < _F32_NORMAL_MIN)
+            if risky.any():
+                s[risky] = _round_to_odd_sum(p[risky], c64[risky])
+            return s.astype(np.float32).reshape(shape)
+        return round_f64_to_f32(_round_to_odd_sum(p, c64), mode).reshape(shape)
 
 
 def add_f32_rounded(a, b, mode: str) -> np.ndarray:

@@ -93,6 +93,11 @@ class DeviceMemory:
         off = alloc.address - GLOBAL_BASE
         self.buf[off: off + raw.size] = raw
 
+    def contains_range(self, lo: int, hi: int) -> bool:
+        """True if the byte range [lo, hi) lies inside one allocation."""
+        i = int(np.searchsorted(self._starts, lo, side="right")) - 1
+        return i >= 0 and hi <= int(self._ends[i])
+
     def check(self, addr: np.ndarray, size: int) -> np.ndarray:
         """Return a boolean array: True where [addr, addr+size) lies inside one allocation."""
         idx = np.searchsorted(self._starts, addr, side="right") - 1

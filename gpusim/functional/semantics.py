@@ -50,6 +50,7 @@ class Step:
 
 
 _AR32 = np.arange(32, dtype=np.uint32)
+_EMPTY_BUF = np.zeros(16, dtype=np.uint8)
 
 
 # ---- operand access --------------------------------------------------------------------------------------
@@ -733,42 +734,44 @@ class MemOp:
 
     def _resolve_space(self, fr, st, space, addr, where):
         size = self.size
-        if np.any(addr % self.elem):
-            bad = int(np.flatnonzero(addr % self.elem)[0])
-            raise self.ctx.address_error(fr, st, self.ins, bad, where, int(addr[bad]), space,
+        if addr.size == 0:
+            return space, where, _EMPTY_BUF, addr
+        if self.elem > 1 and np.bitwise_or.reduce(addr) & (self.elem - 1):
+            mis = np.flatnonzero(addr & (self.elem - 1))
+            raise self.ctx.address_error(fr, st, self.ins, int(mis[0]), where, int(addr[mis[0]]), space,
                                          f"misaligned {size}-byte access")
+        lo, hi = int(addr.min()), int(addr.max())
         if space == "global":
-            ok = fr.mem.check(addr, size)
-            if not ok.all():
-                bad = int(np.flatnonzero(~ok)[0])
-                raise self.ctx.address_error(fr, st, self.ins, bad, where, int(addr[bad]), space,
-                                             "out-of-bounds access")
+            # fast path: the whole access falls inside one allocation
+            if not fr.mem.contains_range(lo, hi + size):
+                ok = fr.mem.check(addr, size)
+                if not ok.all():
+                    bad = int(np.flatnonzero(~ok)[0])
+                    raise self.ctx.address_error(fr, st, self.ins, bad, where, int(addr[bad]), space,
+                                                 "out-of-bounds access")
             return space, where, fr.mem.buf, addr - GLOBAL_BASE
         if space == "shared":
-            limit = fr.shared_size
+            limit = window = fr.shared_size
             buf = fr.shared
-            ok = (addr >= 0) & (addr + size <= limit)
             phys_base = fr.lane_block_shared(st, where)
         elif space == "local":
-            limit = fr.local_size
+            limit = window = fr.local_size
             buf = fr.local
-            ok = (addr >= 0) & (addr + size <= limit)
             lanes = st.lane_ids(fr) if where is None else st.lane_ids(fr)[where]
             phys_base = lanes * limit
         elif space == "const":
-            limit = fr.const.size
+            limit = window = fr.const_bytes
             buf = fr.const
-            ok = (addr >= 0) & (addr + size <= fr.const_bytes)
             phys_base = 0
         elif space == "param":
+            limit = window = fr.param_bytes
             buf = fr.params
-            ok = (addr >= 0) & (addr + size <= fr.param_bytes)
             phys_base = 0
-            limit = fr.param_bytes
         else:
             raise self.ctx.unsupported(self.ins, f"state space {space}")
-        if not ok.all():
-            bad = int(np.flatnonzero(~ok)[0])
+        ok = lo >= 0 and hi + size <= window
+        if not ok:
+            bad = int(np.flatnonzero((addr < 0) | (addr + size > window))[0])
             raise self.ctx.address_error(fr, st, self.ins, bad, where, int(addr[bad]), space,
                                          f"out of bounds of the {limit}-byte .{space} window")
         return space, where, buf, addr + phys_base
