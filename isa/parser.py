@@ -704,6 +704,11 @@ class _KernelBuilder:
             if len(types) != 2:
                 raise p.error(f"cvt needs a destination and a source type, e.g. cvt.rn.f32.s32: '{op_tok.text}'",
                               op_tok)
+        elif base == "set":
+            # set.CmpOp.dtype.stype: the destination type (u32, s32 or f32) comes before the source type
+            if len(types) != 2 or types[0] not in ("u32", "s32", "f32") or types[1] not in spec.types:
+                raise p.error(f"set needs a destination type (.u32, .s32 or .f32) and a source type, e.g. "
+                              f"set.lt.u32.s32: '{op_tok.text}'", op_tok)
         elif spec.types:
             if len(types) != 1:
                 raise p.error(f"'{op_tok.text}' needs exactly one type suffix (one of "
@@ -792,8 +797,8 @@ class _KernelBuilder:
             return "b32"
         if base in ("bar", "barrier"):
             return "u32"
-        if base == "set" and k == 3:
-            return "pred"
+        if base == "set":
+            return "pred" if k == 3 else ins.types[0] if k == 0 else ins.types[1]
         if base == "lop3" and k == 4:
             return "b32"
         return t or "b32"

@@ -558,14 +558,15 @@ def build_compare(ins: Instruction, ctx):
         return h_setp
     # set: d = all ones / 1.0f
     dtype_out = ins.types[0]
-    w = writer(ins.operands[0], t if not isf else "u32")
+    w = writer(ins.operands[0], "u32")
+    true_bits = np.uint32(0x3F800000) if dtype_out == "f32" else np.uint32(0xFFFFFFFF)   # 1.0f or all ones
 
     def h_set(fr, st):
         sel = st.sel
         r = _compare(cmp, ra(fr, sel), rb(fr, sel), isf)
         if bop is not None:
             r = bop(r, rc(fr, sel))
-        w(fr, sel, np.where(r, np.uint32(0xFFFFFFFF), np.uint32(0)))
+        w(fr, sel, np.where(r, true_bits, np.uint32(0)))
     return h_set
 
 
