@@ -79,6 +79,9 @@ def cmd_run(a) -> int:
             doc["check"] = {"ok": bool(res.check.ok), "message": res.check.message}
         Path(a.json).write_text(json.dumps(doc, indent=2))
         print(f"wrote {a.json}")
+    for plugin in _plugins():
+        if hasattr(plugin, "after_run"):
+            plugin.after_run(a, res)
     if res.check is not None and not res.check.ok:
         return 1
     return 0
@@ -194,6 +197,21 @@ def cmd_gpus(a) -> int:
     return 0
 
 
+# Packages that add commands: each may define register(subparsers), extend_run(run_parser) and
+# after_run(args, result) (called after `gpusim run` printed its summary).
+PLUGINS = ("gpusim.report.cli", "gpusim.hw.cli", "gpusim.sweep.cli")
+
+
+def _plugins():
+    import importlib
+    import importlib.util
+    for name in PLUGINS:
+        parent = name.rsplit(".", 1)[0]
+        if importlib.util.find_spec(parent) is None or importlib.util.find_spec(name) is None:
+            continue
+        yield importlib.import_module(name)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from gpusim import __version__
     p = argparse.ArgumentParser(prog="gpusim", description="gpusim: a cycle-approximate GPU simulator "
@@ -249,6 +267,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("gpus", help="list the GPU presets")
     g.set_defaults(fn=cmd_gpus)
+    for plugin in _plugins():
+        if hasattr(plugin, "register"):
+            plugin.register(sub)
+        if hasattr(plugin, "extend_run"):
+            plugin.extend_run(r)
     return p
 
 
