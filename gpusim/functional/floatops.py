@@ -31,6 +31,14 @@ def _round_to_odd_sum(p: np.ndarray, c: np.ndarray) -> np.ndarray:
     return s
 
 
+def _rm_zero_sign(s: np.ndarray, p: np.ndarray, c: np.ndarray, mode: str) -> np.ndarray:
+    """IEEE 754: an exact zero sum is -0 when rounding toward -inf, unless both terms are +0."""
+    if mode != "rm":
+        return s
+    both_pos_zero = (p == 0) & ~np.signbit(p) & (c == 0) & ~np.signbit(c)
+    return np.where((s == 0) & ~both_pos_zero, -0.0, s)
+
+
 def round_f64_to_f32(x: np.ndarray, mode: str = "rn") -> np.ndarray:
     """Round float64 values to float32 with a PTX rounding mode (x should be rounded-to-odd or exact)."""
     x = np.asarray(x, dtype=np.float64)
@@ -89,13 +97,13 @@ def fma_f32(a, b, c, mode: str = "rn") -> np.ndarray:
             if risky.any():
                 s[risky] = _round_to_odd_sum(p[risky], c64[risky])
             return s.astype(np.float32).reshape(shape)
-        return round_f64_to_f32(_round_to_odd_sum(p, c64), mode).reshape(shape)
+        return round_f64_to_f32(_rm_zero_sign(_round_to_odd_sum(p, c64), p, c64, mode), mode).reshape(shape)
 
 
 def add_f32_rounded(a, b, mode: str) -> np.ndarray:
     (a64, b64), shape = _f64_operands(a, b)
     with np.errstate(all="ignore"):
-        return round_f64_to_f32(_round_to_odd_sum(a64, b64), mode).reshape(shape)
+        return round_f64_to_f32(_rm_zero_sign(_round_to_odd_sum(a64, b64), a64, b64, mode), mode).reshape(shape)
 
 
 def mul_f32_rounded(a, b, mode: str) -> np.ndarray:
