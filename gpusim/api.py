@@ -144,9 +144,16 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
     module, spec = load_module(source)
     inputs = None
     if spec is not None and (grid is None or block is None or args is None):
+        if size is None and args is None and (grid is not None or block is not None):
+            # the launch was overridden: find (or derive) the problem size that fits it
+            dflt = spec.launch(spec.default_size)
+            size = spec.size_for_launch(grid if grid is not None else dflt.grid,
+                                        block if block is not None else dflt.block)
+            if size is None:
+                raise LaunchError(f"program {spec.name}: no size fits grid {grid} x block {block} "
+                                  f"(sizes: {', '.join(spec.sizes)}); choose --size, or pass args")
         sz = size or spec.default_size
-        if sz not in spec.sizes:
-            raise LaunchError(f"program {spec.name} has sizes {', '.join(spec.sizes)}; not {sz!r}")
+        spec.params(sz)   # an unknown size is an error naming the sizes
         launch = spec.launch(sz)
         kernel = kernel or launch.kernel
         grid = grid if grid is not None else launch.grid

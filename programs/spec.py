@@ -137,11 +137,40 @@ class ProgramSpec:
     def params(self, size: str | None = None) -> dict[str, Any]:
         """The parameters of a named size (``None``: the default size)."""
         size = self.default_size if size is None else size
+        if size not in self.sizes and size.startswith("n=") and set(self.sizes[self.default_size]) == {"n"}:
+            try:   # a derived size of an n-sized program (see size_for_launch)
+                n = int(size[2:])
+                if n > 0:
+                    return {"n": n}
+            except ValueError:
+                pass
         try:
             return self.sizes[size]
         except KeyError:
             raise GpusimError(f"program {self.name!r} has no size {size!r}; sizes: "
                               f"{', '.join(self.sizes)}") from None
+
+    def size_for_launch(self, grid, block) -> str | None:
+        """The size whose launch is exactly ``grid`` x ``block``: a named size, or, for programs whose size is
+        one problem size ``n``, a size derived by scaling ``n`` with the thread count (so that
+        ``gpusim run prog --grid 64 --block 256 --check`` checks a problem that fits the launch).
+        None if no size fits."""
+        from gpusim.functional.emulator import dim3
+        g, b = dim3(grid, "grid"), dim3(block, "block")
+        for name in self.sizes:
+            lnch = self.launch(name)
+            if tuple(lnch.grid) == g and tuple(lnch.block) == b:
+                return name
+        p = self.params(self.default_size)
+        l0 = self.launch(self.default_size)
+        if set(p) != {"n"} or tuple(l0.block) != b:
+            return None
+        threads0 = l0.grid[0] * l0.grid[1] * l0.grid[2] * b[0] * b[1] * b[2]
+        threads = g[0] * g[1] * g[2] * b[0] * b[1] * b[2]
+        cand = {"n": max(1, round(p["n"] * threads / threads0))}
+        if tuple(self.launch_fn(cand).grid) != g:
+            return None
+        return f"n={cand['n']}"
 
     def launch(self, size: str | None = None) -> Launch:
         """The launch configuration for ``size``."""
