@@ -1,0 +1,73 @@
+"""The gpusim command line: each subcommand's happy path and its errors (exit codes, messages)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpusim.cli import main
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_programs_lists_every_bundled_program(capsys):
+    import programs
+    code, out, _ = run_cli(capsys, "programs")
+    assert code == 0
+    for name in programs.names():
+        assert name in out
+
+
+def test_run_emulate_check_passes_and_prints_a_summary(capsys):
+    code, out, _ = run_cli(capsys, "run", "programs/reduce_sequential.ptx", "--grid", "64", "--block", "256",
+                           "--mode", "emulate", "--check")
+    assert code == 0
+    assert "check: OK" in out and "warp instructions" in out
+
+
+def test_run_timing_writes_counters_json(capsys, tmp_path):
+    path = tmp_path / "c.json"
+    code, out, _ = run_cli(capsys, "run", "matmul_tiled", "--size", "small", "--json", str(path), "--quiet")
+    assert code == 0 and "cycles" in out
+    doc = json.loads(path.read_text())
+    assert doc["counters"]["gpc__cycles_elapsed.max"] > 0
+
+
+def test_occupancy_names_the_limiting_resource(capsys):
+    code, out, _ = run_cli(capsys, "occupancy", "programs/matmul_tiled.cu", "--block", "16x16", "--gpu", "a100",
+                           "--regs", "33")
+    assert code == 0
+    assert "75.0%" in out and "registers" in out
+
+
+def test_trace_then_simulate_on_two_gpus(capsys, tmp_path):
+    tr = tmp_path / "red.trace"
+    code, out, _ = run_cli(capsys, "trace", "programs/reduce_sequential.cu", "--size", "small", "-o", str(tr))
+    assert code == 0 and tr.exists()
+    code, out, _ = run_cli(capsys, "simulate", str(tr), "--gpu", "h100", "--gpu", "a100", "--quiet")
+    assert code == 0 and "== h100 ==" in out and "== a100 ==" in out
+
+
+def test_gpus_lists_the_presets(capsys):
+    code, out, _ = run_cli(capsys, "gpus")
+    assert code == 0 and "h100" in out and "pmpp-device-d" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["run", "nothing_here.ptx"], "no such file"),
+    (["run", "matmul_tiled", "--size", "huge"], "has no size 'huge'"),
+    (["run", "matmul_tiled", "--gpu", "h900", "--size", "small"], "h900"),
+    (["simulate", "nothing.trace"], "no such trace file"),
+])
+def test_errors_exit_1_with_a_message(capsys, argv, message):
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 1 and message in err
+
+
+def test_bad_dimension_syntax_is_rejected_by_argparse(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "vector_add", "--grid", "1x0"])
