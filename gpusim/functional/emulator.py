@@ -250,8 +250,10 @@ class Emulator:
         chunks = []
         for b0 in range(0, n_blocks, per_batch):
             nb = min(per_batch, n_blocks - b0)
-            chunk = self._run_batch(ck, mem, const, params, b0, nb, grid3, block3, tpb, wpb, shared_total,
-                                    k.local_bytes, record, stats, n_blocks)
+            # NaN, inf and integer wrap-around are GPU semantics here, not numpy warnings
+            with np.errstate(all="ignore"):
+                chunk = self._run_batch(ck, mem, const, params, b0, nb, grid3, block3, tpb, wpb, shared_total,
+                                        k.local_bytes, record, stats, n_blocks)
             if chunk is not None:
                 chunks.append(chunk)
             if progress is not None:
@@ -412,6 +414,7 @@ class Emulator:
                 cur_pc[wp] = spc[wp, s]
                 cur_mask[wp] = smask[wp, s]
                 cur_rpc[wp] = srpc[wp, s]
+                eff[wp] = cur_pc[wp]   # the popped entry may resume elsewhere (a pending fall-through path)
                 ws = wp
 
         def release_blocks(blocks):
