@@ -41,6 +41,10 @@ class TimingHooks:
     def on_state(self, cycle: int, sm: int, warp: int, pc: int, state: int) -> None:
         """From ``cycle`` on, warp ``warp`` is in ``state``, waiting to issue ``pc``."""
 
+    # A hooks object that defines ``on_memory(kind, a, b, c, d)`` is also attached to the memory system's
+    # ``hooks`` list (see gpusim.memory.system.MemorySystem): ("shared", cycle, sm, slot, wavefronts),
+    # ("global", cycle, sm, slot, sectors), ("dram_command", channel, bank, "ACT"|"PRE"|"RD"|"WR", dram_ck).
+
 
 def _resolve_gpu(gpu):
     if isinstance(gpu, str):
@@ -95,6 +99,8 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
                           f"of {gpu.name} (limited by {', '.join(occ.limiting)}; {regs} regs/thread, "
                           f"{trace.shared_bytes} B shared memory per block)")
     mem = _resolve_memory(memory, gpu)
+    if hooks is not None and hasattr(hooks, "on_memory") and isinstance(getattr(mem, "hooks", None), list):
+        mem.hooks.append(hooks.on_memory)    # memory events (shared, global, DRAM commands) to the same observer
     mem.prepare(trace)
     model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
                            hooks=hooks, progress=progress)
