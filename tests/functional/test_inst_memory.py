@@ -1,0 +1,209 @@
+"""Memory: ld/st on .global .shared .local .const .param (vectors, 8/16-bit widths), cvta and generic
+ld/st, atom/red with colliding addresses on global and shared."""
+import numpy as np
+import pytest
+from snippet import kernel, run_snippet
+
+import gpusim
+
+TID = "mov.u32 %r0, %tid.x;\n mul.wide.u32 %rd0, %r0, {size};\n"
+
+
+def test_ld_st_global_widths_sign_and_zero_extension():
+    raw = np.array([0x80, 0x7F, 0xFF, 0x01] * 8, dtype=np.uint8)
+    body = """
+    .reg .b32 %r<8>; .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p_in]; ld.param.u64 %rd2, [p_out];
+    mov.u32 %r0, %tid.x; cvt.u64.u32 %rd0, %r0; add.s64 %rd3, %rd1, %rd0;
+    ld.global.s8 %r1, [%rd3]; ld.global.u8 %r2, [%rd3];
+    mul.wide.u32 %rd4, %r0, 8; add.s64 %rd5, %rd2, %rd4;
+    st.global.v2.u32 [%rd5], {%r1, %r2};
+    """
+    res = gpusim.run(kernel(body, ".param .u64 p_in, .param .u64 p_out"), grid=1, block=32,
+                     args=[raw, np.zeros(64, np.uint32)])
+    out = res.args[1].reshape(32, 2)
+    assert [int(v) for v in out[:4, 0]] == [0xFFFFFF80, 0x7F, 0xFFFFFFFF, 1]     # .s8: sign-extended
+    assert [int(v) for v in out[:4, 1]] == [0x80, 0x7F, 0xFF, 1]                 # .u8: zero-extended
+    assert res.inputs[0] is not raw and (raw == np.array([0x80, 0x7F, 0xFF, 0x01] * 8)).all()
+
+
+def test_ld_st_16_bit_and_vectors_v4():
+    src = np.arange(128, dtype=np.float32) * 1.5
+    h = np.array([0x8001, 0x7FFF] * 16, dtype=np.uint16)
+    body = """
+    .reg .b32 %r<8>; .reg .f32 %f<5>; .reg .b64 %rd<10>; .reg .b16 %h<2>;
+    ld.param.u64 %rd1, [p_src]; ld.param.u64 %rd2, [p_dst]; ld.param.u64 %rd6, [p_h]; ld.param.u64 %rd7, [p_o];
+    mov.u32 %r0, %tid.x; mul.wide.u32 %rd0, %r0, 16;
+    add.s64 %rd3, %rd1, %rd0; add.s64 %rd4, %rd2, %rd0;
+    ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd3];
+    st.global.v4.f32 [%rd4], {%f4, %f3, %f2, %f1};
+    mul.wide.u32 %rd0, %r0, 2; add.s64 %rd8, %rd6, %rd0;
+    ld.global.s16 %r1, [%rd8]; ld.global.u16 %r2, [%rd8];
+    mul.wide.u32 %rd0, %r0, 8; add.s64 %rd9, %rd7, %rd0;
+    st.global.v2.u32 [%rd9], {%r1, %r2};
+    ld.global.b16 %h0, [%rd8]; st.global.u16 [%rd8+64], %h0;
+    """
+    res = gpusim.run(kernel(body, ".param .u64 p_src, .param .u64 p_dst, .param .u64 p_h, .param .u64 p_o"),
+                     grid=1, block=16, args=[src, np.zeros(128, np.float32), np.concatenate([h, h]),
+                                             np.zeros(32, np.uint32)])
+    np.testing.assert_array_equal(res.args[1][:64].reshape(16, 4), src[:64].reshape(16, 4)[:, ::-1])
+    o = res.args[3].reshape(16, 2)
+    assert [int(v) for v in o[:2, 0]] == [0xFFFF8001, 0x7FFF] and [int(v) for v in o[:2, 1]] == [0x8001, 0x7FFF]
+
+
+def test_shared_const_local_param_spaces_and_generic():
+    ptx = """.version 8.0
+.target sm_90
+.address_size 64
+.const .align 4 .b32 ctab[4] = {10, 20, 30, 40};
+.global .align 4 .u32 gvar[2] = {7, 9};
+.visible .entry k(.param .u64 p_out, .param .u32 p_k)
+{
+    .reg .b32 %r<16>; .reg .b64 %rd<16>;
+    .shared .align 4 .b32 sh[32];
+    .local .align 4 .b32 loc[2];
+    ld.param.u64 %rd1, [p_out]; ld.param.u32 %r9, [p_k];
+    mov.u32 %r0, %tid.x; mul.wide.u32 %rd0, %r0, 4;
+    mov.u64 %rd2, sh; add.s64 %rd3, %rd2, %rd0;
+    st.shared.u32 [%rd3], %r0;
+    bar.sync 0;
+    xor.b32 %r1, %r0, 31; mul.wide.u32 %rd4, %r1, 4; add.s64 %rd5, %rd2, %rd4;
+    ld.shared.u32 %r2, [%rd5];                       // the mirror lane's value
+    and.b32 %r3, %r0, 3; mul.wide.u32 %rd6, %r3, 4; mov.u64 %rd7, ctab; add.s64 %rd7, %rd7, %rd6;
+    ld.const.u32 %r4, [%rd7];
+    st.local.u32 [loc+4], %r0; ld.local.u32 %r5, [loc+4];
+    cvta.shared.u64 %rd8, %rd5; ld.u32 %r6, [%rd8];   // generic load through the shared window
+    cvta.local.u64 %rd9, %rd0; mov.u64 %rd9, loc; cvta.local.u64 %rd9, %rd9; st.u32 [%rd9], %r9;
+    ld.local.u32 %r7, [loc];
+    cvta.to.shared.u64 %rd10, %rd8; ld.shared.u32 %r8, [%rd10];
+    mov.u64 %rd11, gvar; ld.global.u32 %r10, [%rd11+4];
+    ld.const.u32 %r11, [ctab+12];
+    mul.wide.u32 %rd12, %r0, 32; add.s64 %rd13, %rd1, %rd12;
+    st.global.v4.u32 [%rd13], {%r2, %r4, %r5, %r6};
+    st.global.v4.u32 [%rd13+16], {%r7, %r8, %r10, %r11};
+    ret;
+}
+"""
+    res = gpusim.run(ptx, grid=1, block=32, args=[np.zeros(32 * 8, np.uint32), np.uint32(77)])
+    o = res.args[0].reshape(32, 8)
+    t = np.arange(32)
+    np.testing.assert_array_equal(o[:, 0], t ^ 31)
+    np.testing.assert_array_equal(o[:, 1], np.array([10, 20, 30, 40])[t & 3])
+    np.testing.assert_array_equal(o[:, 2], t)
+    np.testing.assert_array_equal(o[:, 3], t ^ 31)
+    np.testing.assert_array_equal(o[:, 4], 77)
+    np.testing.assert_array_equal(o[:, 5], t ^ 31)
+    np.testing.assert_array_equal(o[:, 6], 9)
+    np.testing.assert_array_equal(o[:, 7], 40)
+
+
+def test_global_symbols_written_before_and_read_after():
+    ptx = """.version 8.0
+.target sm_90
+.address_size 64
+.const .align 4 .f32 Mc[8];
+.global .align 4 .u32 counter;
+.visible .entry k(.param .u64 p_out)
+{
+    .reg .b32 %r<4>; .reg .f32 %f<2>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p_out]; mov.u32 %r0, %tid.x; and.b32 %r1, %r0, 7;
+    mul.wide.u32 %rd0, %r1, 4; mov.u64 %rd2, Mc; add.s64 %rd2, %rd2, %rd0; ld.const.f32 %f1, [%rd2];
+    mul.wide.u32 %rd0, %r0, 4; add.s64 %rd3, %rd1, %rd0; st.global.f32 [%rd3], %f1;
+    atom.global.add.u32 %r2, [counter], 1;
+    ret;
+}
+"""
+    mc = np.arange(8, dtype=np.float32) / 4
+    res = gpusim.run(ptx, grid=2, block=32, args=[np.zeros(64, np.float32)], symbols={"Mc": mc})
+    np.testing.assert_array_equal(res.args[0], np.concatenate([np.tile(mc, 4), np.zeros(32, np.float32)]))
+    assert int(res.symbols["counter"].view(np.uint32)[0]) == 64
+
+
+ATOM_BODY = """
+    .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .pred %p1;
+    .shared .align 4 .b32 sc[2];
+    ld.param.u64 %rd1, [p_ctr]; ld.param.u64 %rd2, [p_old]; ld.param.u32 %r7, [p_v];
+    mov.u32 %r0, %tid.x; mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mad.lo.u32 %r3, %r1, %r2, %r0;
+    mul.wide.u32 %rd0, %r3, 4; add.s64 %rd3, %rd2, %rd0;
+    setp.eq.u32 %p1, %r0, 0;
+    @%p1 st.shared.u32 [sc], %r7;
+    bar.sync 0;
+    atom.{space}.{op}.{t} %r4, [{addr}], {operand};
+    st.global.u32 [%rd3], %r4;
+    bar.sync 0;
+    @%p1 ld.shared.u32 %r5, [sc];
+    @%p1 mul.wide.u32 %rd4, %r1, 4;
+    @%p1 add.s64 %rd5, %rd1, %rd4;
+    @%p1 st.global.u32 [%rd5+64], %r5;
+"""
+
+
+def _atom(op, t, space, operand, init, warps=2, blocks=1):
+    addr = "%rd1" if space == "global" else "sc"
+    body = ATOM_BODY.replace("{space}", space).replace("{op}", op).replace("{t}", t) \
+        .replace("{addr}", addr).replace("{operand}", operand)
+    n = 32 * warps * blocks
+    ctr = np.zeros(16 + blocks, np.uint32)
+    ctr[0] = init
+    res = gpusim.run(kernel(body, ".param .u64 p_ctr, .param .u64 p_old, .param .u32 p_v"), grid=blocks,
+                     block=32 * warps, args=[ctr, np.zeros(n, np.uint32), np.uint32(init)])
+    final = int(res.args[0][0]) if space == "global" else int(res.args[0][16])
+    return final, [int(v) for v in res.args[1]]
+
+
+@pytest.mark.parametrize("space", ["global", "shared"])
+def test_atom_add_colliding_counter(space):
+    final, old = _atom("add", "u32", space, "1", 0, warps=3)
+    assert final == 32 * 3                                   # every lane of 3 warps added 1
+    assert sorted(old) == list(range(96))                    # each saw a distinct old value
+
+
+@pytest.mark.parametrize("space", ["global", "shared"])
+@pytest.mark.parametrize("op,t,operand,init,want_final", [
+    ("min", "u32", "%r3", 1000, 0), ("max", "u32", "%r3", 3, 63), ("min", "s32", "%r3", 5, 0),
+    ("and", "b32", "%r3", 0xFFFFFFFF, 0), ("or", "b32", "%r3", 0, 63), ("xor", "b32", "%r3", 0, 0),
+    ("inc", "u32", "20", 0, (64 % 21)), ("dec", "u32", "20", 5, None), ("exch", "b32", "%r3", 999, None)])
+def test_atom_ops(space, op, t, operand, init, want_final):
+    final, old = _atom(op, t, space, operand, init)
+    if want_final is not None:
+        assert final == want_final
+    if op == "exch":
+        # the old values and the final value are the initial value and the 64 operands, each exactly once
+        assert sorted(old + [final]) == sorted([999] + list(range(64)))
+    if op == "inc":
+        assert sorted(old) == sorted([k % 21 for k in range(64)])
+    if op == "dec":    # 5,4,..,0 then wraps to 20: ((old == 0) | (old > 20)) ? 20 : old - 1
+        seq, v = [], 5
+        for _ in range(64):
+            seq.append(v)
+            v = 20 if v == 0 or v > 20 else v - 1
+        assert sorted(old) == sorted(seq) and final == v
+
+
+@pytest.mark.parametrize("space", ["global", "shared"])
+def test_atom_cas_only_one_winner(space):
+    body = ATOM_BODY.replace("atom.{space}.{op}.{t} %r4, [{addr}], {operand};",
+                             "add.u32 %r6, %r3, 100; atom.{space}.cas.b32 %r4, [{addr}], 7, %r6;")
+    body = body.replace("{space}", space).replace("{addr}", "%rd1" if space == "global" else "sc")
+    ctr = np.zeros(17, np.uint32)
+    ctr[0] = 7
+    res = gpusim.run(kernel(body, ".param .u64 p_ctr, .param .u64 p_old, .param .u32 p_v"), grid=1, block=64,
+                     args=[ctr, np.zeros(64, np.uint32), np.uint32(7)])
+    old = [int(v) for v in res.args[1]]
+    final = int(res.args[0][0] if space == "global" else res.args[0][16])
+    assert old.count(7) == 1                                  # one lane swapped
+    winner = old.index(7)
+    assert final == winner + 100 and set(old) - {7} == {final}
+
+
+def test_red_add_float_and_64_bit():
+    body = """
+    .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .f32 %f1;
+    ld.param.u64 %rd1, [p_ctr]; mov.u32 %r0, %tid.x; cvt.rn.f32.u32 %f1, %r0;
+    red.global.add.f32 [%rd1], %f1;
+    cvt.u64.u32 %rd2, %r0; red.global.add.u64 [%rd1+8], %rd2;
+    """
+    res = gpusim.run(kernel(body, ".param .u64 p_ctr"), grid=1, block=64, args=[np.zeros(4, np.uint32)])
+    raw = res.args[0]
+    assert float(raw[:1].view(np.float32)[0]) == sum(range(64))
+    assert int(raw[2:4].view(np.uint64)[0]) == sum(range(64))
