@@ -946,8 +946,8 @@ def build_atom(ins: Instruction, ctx):
     if op in ("min", "max") and t[0] == "f":
         raise ctx.unsupported(ins, f"{ins.opcode}: float atomic min/max are not modelled")
     is_red = ins.base == "red"
-    k0 = 1 if is_red else 2
-    rv = reader(ins.operands[k0 - 1 + (0 if is_red else 0)] if False else ins.operands[k0], t, ctx)
+    k0 = 1 if is_red else 2          # atom d, [m], a[, b]   /   red [m], a
+    rv = reader(ins.operands[k0], t, ctx)
     rc = None
     if op == "cas":
         rc = rv
