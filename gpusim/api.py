@@ -43,6 +43,26 @@ class RunResult:
     check: object = None            # programs CheckResult when check=True
     gpu: object = None
     inputs: list | None = None      # the arguments as passed in (for references)
+    _timeline: object = field(default=None, repr=False)   # gpusim.stats.timeline.Timeline, see .timeline
+
+    @property
+    def timeline(self):
+        """The :class:`gpusim.stats.timeline.Timeline` (timing mode): collected during the run with
+        ``run(..., timeline=True)``, else by simulating the trace again with the collector attached."""
+        if self.timing is None:
+            raise GpusimError("timelines are recorded in timing mode: run with mode='timing'")
+        if self._timeline is None:
+            from gpusim.stats.timeline import collect_timeline
+            _, self._timeline = collect_timeline(self.trace, self.gpu, scheduler=self.timing.scheduler,
+                                                regs_per_thread=self.timing.regs_per_thread)
+        return self._timeline
+
+    @property
+    def plot(self):
+        """Figures of this run: ``res.plot.stalls()``, ``.bank_conflicts()``, ``.dram()``, ``.occupancy()``,
+        ``.source()``, ``.roofline()`` (see :mod:`gpusim.plots`)."""
+        from gpusim.plots import ResultPlots
+        return ResultPlots(self)
 
     @property
     def counters(self) -> dict:
@@ -137,8 +157,9 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
         seed: int = 0, check: bool = False, gpu="h100", regs_per_thread: int | None = None,
         scheduler: str | None = None, budget: int = DEFAULT_BUDGET, record_trace: bool | None = None,
-        progress=None, hooks=None) -> RunResult:
-    """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing"."""
+        progress=None, hooks=None, timeline: bool = False) -> RunResult:
+    """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing".
+    ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.stats.timeline`) during the run."""
     if mode not in MODES:
         raise LaunchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     module, spec = load_module(source)
@@ -189,6 +210,13 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
     if mode == "timing":
         from gpusim.timing import simulate
         res.gpu = gpu
+        collector = None
+        if timeline:
+            from gpusim.stats.timeline import TimelineCollector, combine_hooks
+            collector = TimelineCollector()
+            hooks = combine_hooks(collector, hooks)
         res.timing = simulate(out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
                               progress=progress, hooks=hooks)
+        if collector is not None:
+            res._timeline = collector.finish(out.trace, res.timing, gpu)
     return res
