@@ -1,0 +1,137 @@
+"""CLI plugin (loaded by :mod:`gpusim.cli`): ``gpusim report``, ``gpusim compare-configs``, and the
+``--plot DIR`` / ``--trace FILE.json`` / ``--bin CYCLES`` / ``--window START:END`` options of ``gpusim run``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from gpusim.errors import GpusimError
+
+
+def _window(text: str) -> tuple[int, int]:
+    try:
+        a, b = text.split(":")
+        lo, hi = int(a.replace("_", "") or 0), int(b.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected START:END in cycles (e.g. 10000:20000), not {text!r}") from None
+    if hi <= lo or lo < 0:
+        raise argparse.ArgumentTypeError(f"window {text!r}: need 0 <= START < END")
+    return lo, hi
+
+
+def _launch_kwargs(a) -> dict:
+    kw = {"kernel": a.kernel, "grid": a.grid, "block": a.block, "size": a.size, "seed": a.seed,
+          "shared_mem": a.smem}
+    if getattr(a, "budget", None):
+        kw["budget"] = a.budget
+    return kw
+
+
+def _write(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text)
+        print(f"wrote {output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def cmd_report(a) -> int:
+    import gpusim
+    from gpusim.report import build_report, print_report, to_csv, to_json
+    res = gpusim.run(a.source, mode="timing", gpu=a.gpu, scheduler=a.scheduler, regs_per_thread=a.regs,
+                     progress=_progress(a), **_launch_kwargs(a))
+    rep = build_report(res, source_top=a.top)
+    if a.format == "json":
+        _write(to_json(rep), a.output)
+    elif a.format == "csv":
+        _write(to_csv(rep), a.output)
+    else:
+        print_report(rep)
+    return 0
+
+
+def cmd_compare(a) -> int:
+    from gpusim.report import COMPARE_METRICS, compare_configs, compare_csv, compare_json, print_compare
+    gpus = a.gpu or ["h100", "a100"]
+    reps = compare_configs(a.source, gpus, **_launch_kwargs(a))
+    if a.format == "json":
+        _write(compare_json(reps, COMPARE_METRICS), a.output)
+    elif a.format == "csv":
+        _write(compare_csv(reps, COMPARE_METRICS), a.output)
+    else:
+        print_compare(reps, COMPARE_METRICS)
+    return 0
+
+
+def _progress(a):
+    if getattr(a, "quiet", False):
+        return None
+    from gpusim.report.progress import progress_bar
+    return progress_bar()
+
+
+def register(subparsers) -> None:
+    from gpusim.cli import _add_launch
+    r = subparsers.add_parser("report", help="Nsight-Compute-like report of a kernel (speed of light, occupancy, "
+                                             "warp states, memory tables, source counters)")
+    _add_launch(r)
+    r.add_argument("--gpu", default="h100", help="GPU preset name or .toml (default h100)")
+    r.add_argument("--scheduler")
+    r.add_argument("--regs", type=int)
+    r.add_argument("--format", choices=("table", "json", "csv"), default="table",
+                   help="table: rich terminal tables (default); json or csv for scripts")
+    r.add_argument("-o", "--output", help="write json/csv here instead of stdout")
+    r.add_argument("--top", type=int, default=10, help="source lines in the source-counter tables (default 10)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(fn=cmd_report)
+
+    c = subparsers.add_parser("compare-configs", help="time one kernel on several GPU configs, metrics side by side")
+    _add_launch(c)
+    c.add_argument("--gpu", action="append", help="preset name or .toml (repeat; default: h100 and a100)")
+    c.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    c.add_argument("-o", "--output")
+    c.set_defaults(fn=cmd_compare)
+
+
+def extend_run(run_parser) -> None:
+    g = run_parser.add_argument_group("figures and traces (timing mode)")
+    g.add_argument("--plot", metavar="DIR", help="write the figures (stalls, bank conflicts, DRAM, occupancy, "
+                                                 "source view, roofline) to DIR")
+    g.add_argument("--plot-format", choices=("png", "svg", "pdf"), default="png")
+    g.add_argument("--trace", metavar="FILE.json", dest="trace_json",
+                   help="write a Chrome/Perfetto trace (open in ui.perfetto.dev or chrome://tracing)")
+    g.add_argument("--bin", type=int, metavar="CYCLES", dest="bin_cycles",
+                   help="time-bin width of the figures and counter tracks (default: automatic, ~200 bins)")
+    g.add_argument("--window", type=_window, metavar="START:END",
+                   help="only cycles START..END in the trace file")
+    g.add_argument("--max-events", type=int, default=None, metavar="N",
+                   help="cap on trace events (default 400,000; past it the file stops early, with a message)")
+
+
+def after_run(args, result) -> None:
+    plot, trace = getattr(args, "plot", None), getattr(args, "trace_json", None)
+    if not plot and not trace:
+        return
+    if result.timing is None:
+        raise GpusimError("--plot and --trace need timing mode (--mode timing)")
+    tl = result.timeline
+    if getattr(args, "bin_cycles", None):
+        tl = tl.rebin(args.bin_cycles)
+        result._timeline = tl
+    if plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        paths = result.plot.save_all(plot, fmt=getattr(args, "plot_format", "png"))
+        print(f"wrote {len(paths)} figures to {plot}: " + ", ".join(p.name for p in paths))
+    if trace:
+        import warnings
+        from gpusim.stats.chrome_trace import DEFAULT_MAX_EVENTS, TraceTruncated, write_chrome_trace
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TraceTruncated)
+            p = write_chrome_trace(tl, trace, window=getattr(args, "window", None),
+                                   max_events=getattr(args, "max_events", None) or DEFAULT_MAX_EVENTS)
+        for w in caught:
+            print(f"gpusim: warning: {w.message}", file=sys.stderr)
+        print(f"wrote {p} ({p.stat().st_size / 1e6:.1f} MB): open it in https://ui.perfetto.dev or chrome://tracing "
+              f"(1 us on the time axis = 1 SM cycle)")
