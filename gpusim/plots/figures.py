@@ -178,7 +178,7 @@ def source_view(rows, *, kernel: str, gpu: str, by: str = "ptx", top: int = 25, 
         rows = [r for r in rows if id(r) in keep]
     states = [s for i, s in enumerate(STALL_REASONS)
               if (include_selected or s != "selected") and any(r.stalls[i] for r in rows)]
-    fig = Figure(figsize=figsize or (10, 1.5 + 0.32 * max(len(rows), 1)), layout="constrained")
+    fig = Figure(figsize=figsize or (12, 2.0 + 0.32 * max(len(rows), 1)), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(rows))
     left = np.zeros(len(rows))
@@ -198,7 +198,7 @@ def source_view(rows, *, kernel: str, gpu: str, by: str = "ptx", top: int = 25, 
     ax.set_title(_title(f"Stall cycles per {'PTX' if by == 'ptx' else 'CUDA'} line", kernel, gpu,
                         f"top {len(rows)}"))
     if states:
-        ax.legend(loc="lower right", fontsize="small", title="warp state")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", title="warp state")
     return fig
 
 
