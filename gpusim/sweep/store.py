@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from gpusim.errors import GpusimError
 
 #: Columns a comparison of two runs of one study should ignore (they describe the run, not the result).
-RUN_COLUMNS = ("host", "worker", "wall_s", "finished_at")
+RUN_COLUMNS = ("host", "worker", "wall_s", "cpu_s", "finished_at")
 ID_COLUMNS = ("point_id", "program", "size", "seed")
 STATUS_COLUMNS = ("status", "error")
 PROVENANCE_COLUMNS = ("gpusim_version", "preset", "gpu_name", "trace_digest") + RUN_COLUMNS
@@ -53,6 +53,7 @@ def build_schema(spec, metric_columns: list[str], param_types: dict[str, str]) -
              {"name": "host", "type": "str", "role": "run"},
              {"name": "worker", "type": "str", "role": "run"},
              {"name": "wall_s", "type": "float", "role": "run"},
+             {"name": "cpu_s", "type": "float", "role": "run"},
              {"name": "finished_at", "type": "str", "role": "run"}]
     return {"format": "gpusim-sweep-results", "version": SCHEMA_VERSION, "study": spec.name,
             "source": spec.source, "gpu": spec.gpu, "gpu_overrides": spec.gpu_overrides,

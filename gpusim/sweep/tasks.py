@@ -143,7 +143,7 @@ def probe_counter_names(gpu: str, overrides: dict) -> list[str]:
 def run_point(point: dict, trace_ref: dict, study: dict) -> dict:
     """Time one point; returns its row (see :mod:`gpusim.sweep.store` for the columns)."""
     import gpusim
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     params = dict(point["params"])
     row = {"point_id": point["point_id"], "program": point["program"], "size": point["size"],
            "seed": point["seed"], "status": "error", "error": None, "gpusim_version": gpusim.__version__,
@@ -172,5 +172,6 @@ def run_point(point: dict, trace_ref: dict, study: dict) -> dict:
     row["host"] = socket.gethostname()
     row["worker"] = f"{socket.gethostname()}:{os.getpid()}"
     row["wall_s"] = round(time.perf_counter() - t0, 4)
+    row["cpu_s"] = round(time.process_time() - c0, 4)
     row["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds")
     return row
