@@ -1,6 +1,7 @@
 """The GPU as the timing model sees it: a kernel launch, the block scheduler, and the SMs, on one SimPy clock."""
 from __future__ import annotations
 
+import heapq
 import time
 from collections import deque
 
@@ -11,7 +12,7 @@ from gpusim.functional.trace import KernelTrace
 from gpusim.stats.stall_reasons import N_STALL_REASONS
 from gpusim.timing.decode import SMSP_PIPES, DecodedKernel
 from gpusim.timing.schedulers import make_scheduler
-from gpusim.timing.sm import StreamingMultiprocessor, Warp
+from gpusim.timing.sm import INF, StreamingMultiprocessor, Warp
 
 PROGRESS_INTERVAL_S = 0.5
 
@@ -107,11 +108,37 @@ class GpuTimingModel:
         env = simpy.Environment()
         self.sms = [StreamingMultiprocessor(i, self) for i in range(self.gpu.sm.count)]
         self.block_scheduler.initial_dispatch(self.sms, self.blocks_per_sm, self.gpu.kernel_launch_cycles)
-        for sm in self.sms:
-            if sm.launching:
-                env.process(sm.run(env))
+        env.process(self._event_loop(env))
         env.run()
         self.cycles = int(env.now)
         if self.progress is not None:
             self.progress(self.cycles, self.blocks_done, self.block_scheduler.n_blocks)
         return self.cycles
+
+    def _event_loop(self, env):
+        """The one SimPy process: steps the SMs in time order from a heap of (next cycle, sequence, SM) and
+        yields to SimPy only when the clock moves (one event per distinct cycle, not one per SM and cycle).
+        The sequence number breaks ties in scheduling order, as SimPy's event ids would with one process per
+        SM, so the order in which SMs reach the shared memory system in one cycle is unchanged."""
+        heap = []
+        seq = 0
+        for sm in self.sms:
+            if sm.launching:
+                heap.append((sm.launching[0][0], seq, sm))
+                seq += 1
+        heapq.heapify(heap)
+        pop = heapq.heappop
+        push = heapq.heappush
+        progress = self.progress is not None
+        now = 0
+        while heap:
+            t, _, sm = pop(heap)
+            if t > now:
+                yield env.timeout(t - now)
+                now = t
+            nxt = sm.step(t)
+            if progress:
+                self.tick_progress(t)
+            if nxt < INF:
+                push(heap, (nxt, seq, sm))
+                seq += 1

@@ -381,36 +381,32 @@ class StreamingMultiprocessor:
             self.cycles_active += now - self.active_since
         self.model.block_retired(self, b, now)
 
-    # -- the SimPy process ----------------------------------------------------------------------------
-    def run(self, env):
-        model = self.model
-        subs = self.subpartitions
-        launching = self.launching
+    # -- one step of the SM, driven by the GPU's event loop -----------------------------------------------
+    def step(self, now: int) -> int:
+        """Advance the SM at cycle ``now``: retire and start blocks, let every sub-partition whose next
+        interesting cycle has come look at its warps. Returns the next cycle anything can change on this
+        SM (``INF`` when it has nothing left)."""
         retiring = self.retiring
-        while True:
-            now = env.now
-            while retiring and retiring[0][0] <= now:
-                self._retire(heapq.heappop(retiring)[2], now)
-            while launching and launching[0][0] <= now:
-                self._start_block(heapq.heappop(launching)[2], now)
-            nxt = INF
-            for sp in subs:
-                if sp.next_check <= now:
-                    sp.cycle(now)
-            for sp in subs:
-                if sp.next_check < nxt:
-                    nxt = sp.next_check
-            if retiring and retiring[0][0] < nxt:
-                nxt = retiring[0][0]
-            if launching and launching[0][0] < nxt:
-                nxt = launching[0][0]
-            if nxt >= INF:
-                if self.resident_blocks:
-                    self._deadlock(now)
-                return
-            if model.progress is not None:
-                model.tick_progress(now)
-            yield env.timeout(nxt - now)
+        launching = self.launching
+        while retiring and retiring[0][0] <= now:
+            self._retire(heapq.heappop(retiring)[2], now)
+        while launching and launching[0][0] <= now:
+            self._start_block(heapq.heappop(launching)[2], now)
+        subs = self.subpartitions
+        for sp in subs:
+            if sp.next_check <= now:
+                sp.cycle(now)
+        nxt = INF
+        for sp in subs:   # a second pass: a barrier release may have woken an earlier sub-partition
+            if sp.next_check < nxt:
+                nxt = sp.next_check
+        if retiring and retiring[0][0] < nxt:
+            nxt = retiring[0][0]
+        if launching and launching[0][0] < nxt:
+            nxt = launching[0][0]
+        if nxt >= INF and self.resident_blocks:
+            self._deadlock(now)
+        return nxt
 
     def _deadlock(self, now: int) -> None:
         stuck = [w for sp in self.subpartitions for w in sp.warps]
