@@ -89,6 +89,11 @@ def build_trace(workload: dict, trace_dir: str, budget: int | None = None, with_
     return ref
 
 
+def clear_trace_cache() -> None:
+    """Forget the traces this process has loaded (``client.run(clear_trace_cache)`` on a cluster)."""
+    _TRACE_CACHE.clear()
+
+
 def _load_trace(ref: dict):
     from gpusim.functional.trace import KernelTrace
     digest = ref["digest"]
@@ -96,7 +101,7 @@ def _load_trace(ref: dict):
         _TRACE_CACHE.move_to_end(digest)
         return _TRACE_CACHE[digest]
     path = Path(ref["path"])
-    if not path.exists() and ref.get("data") is not None:
+    if ref.get("data") is not None:      # the client's path may not exist here: use the bytes sent along
         path = Path(tempfile.gettempdir()) / "gpusim-sweep-traces" / f"{digest}.trace"
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)

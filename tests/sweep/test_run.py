@@ -28,6 +28,21 @@ def test_inprocess_and_localcluster_give_identical_tables(tmp_path, spec_file, d
     assert row["size.n"] == 10000
     # the cluster's workers were other processes
     assert {r["worker"] for r in b}.isdisjoint({r["worker"] for r in a})
+    # a remote cluster gets the trace bytes through Dask instead of the file: same table
+    from gpusim.sweep import tasks
+    dask_client.run(tasks.clear_trace_cache)
+    spec3 = load_spec(spec_file, output=tmp_path / "c.csv")
+    assert run_sweep(spec3, client=dask_client, progress=False, trace_transport="data").done == 4
+    assert comparable(read_results(tmp_path / "c.csv")) == comparable(a)
+
+
+def test_memory_model_parameter(tmp_path, write_spec):
+    body = write_spec(tmp_path).read_text().replace('scheduler = ["gto", "lrr"]', 'memory_model = ["full", "fixed"]')
+    spec = load_spec(write_spec(tmp_path, body=body, name="m.toml"), output=tmp_path / "m.csv")
+    assert run_sweep(spec, workers=1, progress=False).failed == 0
+    rows = read_results(tmp_path / "m.csv")
+    by = {(r["sm.count"], r["memory_model"]): r["cycles"] for r in rows}
+    assert by[(2, "full")] != by[(2, "fixed")]
 
 
 def test_traces_are_built_once_per_workload_and_shared_through_the_file(tmp_path, write_spec, dask_client):
