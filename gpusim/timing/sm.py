@@ -100,7 +100,9 @@ class SubPartition:
     a pipe is busy for its issue interval from the issue cycle, with no queue in front of it.
     """
 
-    __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed")
+    __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed",
+                 "pipe_of", "throttle", "issue_info", "deps", "trace_pc", "mem_slot", "slot_state", "pc_stalls",
+                 "hooks", "branch_latency", "membar_latency")
 
     def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int) -> None:
         self.sm = sm
@@ -111,54 +113,68 @@ class SubPartition:
         self.pipe_free = [0] * n_pipes
         self.next_check = INF
         self.inst_executed = 0
+        # What the hot loop reads, bound here once (one attribute load instead of a chain per use).
+        k = sm.kernel
+        self.pipe_of = k.pipe
+        self.throttle = k.throttle_state
+        self.issue_info = k.issue_info
+        self.deps = k.deps
+        self.slot_state = k.slot_state
+        self.branch_latency = k.branch_latency_cycles
+        self.membar_latency = k.membar_latency_cycles
+        self.trace_pc = sm.trace_pc
+        self.mem_slot = sm.mem_slot
+        self.pc_stalls = sm.pc_stalls
+        self.hooks = sm.hooks
 
     def enter_state(self, w: Warp, state: int, now: int) -> None:
         d = now - w.since
         if d:
             old = w.state
             w.stall[old] += d
-            self.sm.pc_stalls[w.pc * NS + old] += d
+            self.pc_stalls[w.pc * NS + old] += d
         w.state = state
         w.since = now
-        hooks = self.sm.hooks
+        hooks = self.hooks
         if hooks:
             hooks.on_state(now, self.sm.sm_id, w.gid, w.pc, state)
 
     def cycle(self, now: int) -> None:
         """Look at every warp whose ``ready_at`` has come; issue one of the eligible ones."""
-        sm = self.sm
-        k = sm.kernel
-        pipe = k.pipe
-        throttle = k.throttle_state
+        pipe = self.pipe_of
         pipe_free = self.pipe_free
-        lsu_free = sm.lsu_free
+        lsu_free = self.sm.lsu_free
         nxt = INF
         self.next_check = INF
-        cands = []
+        cands = None
         for w in self.warps:
             r = w.ready_at
             if r > now:
                 if r < nxt:
                     nxt = r
                 continue
-            if w.dep_ready > now:
+            r = w.dep_ready
+            if r > now:
                 s = w.dep_state
-                r = w.dep_ready
             else:
-                p = pipe[w.pc]
+                pc = w.pc
+                p = pipe[pc]
                 r = pipe_free[p]
                 if p == LSU_PIPE and lsu_free > r:
                     r = lsu_free
                 if r <= now:
-                    cands.append(w)
+                    if cands is None:
+                        cands = [w]
+                    else:
+                        cands.append(w)
                     continue
-                s = throttle[w.pc]
+                s = self.throttle[pc]
             if w.state != s:
                 self.enter_state(w, s, now)
             w.ready_at = r
             if r < nxt:
                 nxt = r
-        if cands:
+        if cands is not None:
             # Even a lone candidate goes through the policy: it must learn who issued (GTO, LRR pointer).
             chosen = self.select(cands)
             if len(cands) > 1 or chosen is None:
@@ -177,35 +193,39 @@ class SubPartition:
 
     def issue(self, w: Warp, now: int) -> int:
         """Issue ``w``'s next instruction at ``now``; returns the warp's next ``ready_at``."""
-        sm = self.sm
-        k = sm.kernel
         pc = w.pc
-        pcs = sm.pc_stalls
+        pcs = self.pc_stalls
+        stall = w.stall
+        base = pc * NS
         d = now - w.since
         if d:
-            w.stall[w.state] += d
-            pcs[pc * NS + w.state] += d
-        w.stall[SELECTED] += 1
-        pcs[pc * NS] += 1
+            s = w.state
+            stall[s] += d
+            pcs[base + s] += d
+        stall[SELECTED] += 1
+        pcs[base + SELECTED] += 1
         self.inst_executed += 1
-        if sm.hooks:
-            sm.hooks.on_issue(now, sm.sm_id, self.index, w.gid, pc)
-        op, dsts, lat, st, p, interval, is_store = k.issue_info[pc]
+        hooks = self.hooks
+        if hooks:
+            hooks.on_issue(now, self.sm.sm_id, self.index, w.gid, pc)
+        op, dsts, lat, st, p, interval, is_store = self.issue_info[pc]
         t0 = now + 1
         s0 = NOT_SELECTED
         if op == OP_ALU:
-            t = now + lat
-            rr = w.reg_ready
-            rs = w.reg_state
-            for r in dsts:
-                rr[r] = t
-                rs[r] = st
+            if dsts:
+                t = now + lat
+                rr = w.reg_ready
+                rs = w.reg_state
+                for r in dsts:
+                    rr[r] = t
+                    rs[r] = st
             self.pipe_free[p] = now + interval
         elif op == OP_MEM:
-            slot = sm.mem_slot[w.row]
+            sm = self.sm
+            slot = self.mem_slot[w.row]
             if slot >= 0:
                 ready, busy = sm.mem_access(now, sm.sm_id, slot)
-                st = k.slot_state[slot]
+                st = self.slot_state[slot]
             else:
                 # No lane accessed memory (guard false everywhere, or shfl): the pipe still takes it.
                 ready = now + lat
@@ -214,59 +234,64 @@ class SubPartition:
             self.pipe_free[p] = now + interval
             if is_store and ready > w.last_store_cycle:
                 w.last_store_cycle = ready
-            rr = w.reg_ready
-            rs = w.reg_state
-            for r in dsts:
-                rr[r] = ready
-                rs[r] = st
+            if dsts:
+                rr = w.reg_ready
+                rs = w.reg_state
+                for r in dsts:
+                    rr[r] = ready
+                    rs[r] = st
         elif op == OP_BRANCH:
             self.pipe_free[p] = now + interval
-            t0 = now + k.branch_latency_cycles
+            t0 = now + self.branch_latency
             s0 = BRANCH_RESOLVING
         elif op == OP_BARRIER:
             t0 = INF
             s0 = BARRIER
         elif op == OP_MEMBAR:
-            t0 = max(now + k.membar_latency_cycles, w.last_store_cycle)
+            t0 = max(now + self.membar_latency, w.last_store_cycle)
             s0 = MEMBAR
         else:  # OP_EXIT
             self.exit(w, now)
             return INF
-        w.row += 1
-        if w.row >= w.end:
+        row = w.row + 1
+        w.row = row
+        if row >= w.end:
             # The trace ended without an exit instruction: the warp finishes after this one.
             self.exit(w, now)
             return INF
-        npc = sm.trace_pc[w.row]
+        npc = self.trace_pc[row]
         w.pc = npc
         dr = 0
         ds = WAIT
         rr = w.reg_ready
-        for r in k.deps[npc]:
+        for r in self.deps[npc]:
             x = rr[r]
             if x > dr:
                 dr = x
-                ds = w.reg_state[r]
+                ds = r
+        if dr:
+            ds = w.reg_state[ds]
         w.dep_ready = dr
         w.dep_state = ds
-        w.since = now + 1
-        if t0 > now + 1:
+        n1 = now + 1
+        w.since = n1
+        if t0 > n1:
             w.state = s0
             w.ready_at = t0
-        elif dr > now + 1:
+        elif dr > n1:
             w.state = ds
             w.ready_at = dr
         else:
             w.state = NOT_SELECTED
-            w.ready_at = now + 1
-        if sm.hooks:
-            sm.hooks.on_state(now + 1, sm.sm_id, w.gid, npc, w.state)
+            w.ready_at = n1
+        if hooks:
+            hooks.on_state(n1, self.sm.sm_id, w.gid, npc, w.state)
         if op == OP_BARRIER:
             b = w.block
             b.arrived += 1
             b.waiting.append(w)
             if b.arrived >= b.live:
-                sm.release_barrier(b, now)
+                self.sm.release_barrier(b, now)
         return w.ready_at
 
     def exit(self, w: Warp, now: int) -> None:
