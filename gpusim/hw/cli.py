@@ -1,0 +1,118 @@
+"""``gpusim hw run|compare|record`` and ``gpusim validate`` (a plugin of :mod:`gpusim.cli`).
+
+    gpusim hw run programs/matmul_tiled.cu                  # the same kernel, same inputs, on the real GPU
+    gpusim hw compare programs/matmul_tiled.cu --gpu h100   # outputs, counters and cycles, side by side
+    gpusim hw compare tests/golden/h100/matmul_tiled__small.json   # against a record: no GPU needed
+    gpusim hw record --out tests/golden/h100/               # records of every program (+ ncu if present)
+    gpusim validate --golden tests/golden/h100/             # simulate every record; MAPE, correlation
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    hw = subparsers.add_parser("hw", help="the real GPU: run a program through CuPy, compare with the simulator, "
+                                          "record references (needs: pip install -e .[gpu])")
+    sub = hw.add_subparsers(dest="hw_cmd", metavar="HWCOMMAND")
+
+    r = sub.add_parser("run", help="run a program on the real GPU (CuPy): check, time")
+    _launch_args(r)
+    r.add_argument("--repeats", type=int, default=20, help="timed launches (median reported; default 20)")
+    r.set_defaults(fn=cmd_hw_run)
+
+    c = sub.add_parser("compare", help="simulated vs measured: outputs, Nsight counters with ratios, cycles")
+    c.add_argument("source", help="a program (.cu/.ptx/name: measured live, needs a GPU) or a record .json")
+    c.add_argument("--size")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--gpu", default="h100", help="simulated GPU preset (default h100)")
+    c.add_argument("--backend", choices=("ptx", "nvrtc"), default="ptx")
+    c.add_argument("--no-ncu", action="store_true", help="live: skip Nsight Compute even if installed")
+    c.add_argument("--plot", metavar="FILE", help="draw the counters, simulated vs measured (matplotlib)")
+    c.set_defaults(fn=cmd_hw_compare)
+
+    rec = sub.add_parser("record", help="record GPU references (outputs, time, ncu counters, provenance)")
+    rec.add_argument("--out", required=True, help="folder, e.g. tests/golden/h100/")
+    rec.add_argument("--program", action="append", help="only this program (repeatable; default all)")
+    rec.add_argument("--max-threads", type=int, default=1 << 20,
+                     help="sizes up to this many threads (at least two sizes per program; default 2^20)")
+    rec.add_argument("--no-ncu", action="store_true", help="no Nsight Compute counters")
+    rec.add_argument("--repeats", type=int, default=20)
+    rec.add_argument("--seed", type=int, default=0)
+    rec.set_defaults(fn=cmd_hw_record)
+    hw.set_defaults(fn=lambda a: (hw.print_help(), 2)[1])
+
+    v = subparsers.add_parser("validate", help="simulate every recorded GPU run and report the cycle error "
+                                               "(MAPE, Pearson r of log cycles, worst cases); no GPU needed")
+    v.add_argument("--golden", required=True, help="folder of records, e.g. tests/golden/h100/")
+    v.add_argument("--gpu", default="h100")
+    v.add_argument("--max-threads", type=int, default=None,
+                   help="only records of at most this many threads (the simulator is slow on big launches)")
+    v.add_argument("--program", action="append", help="only this program (repeatable)")
+    v.add_argument("--jobs", type=int, default=1, help="simulate in this many processes")
+    v.add_argument("--plot", metavar="FILE", help="scatter of simulated vs measured cycles")
+    v.add_argument("--quiet", action="store_true")
+    v.set_defaults(fn=cmd_validate)
+
+
+def _launch_args(p) -> None:
+    p.add_argument("source", help="a .ptx or .cu file, or a bundled program name")
+    p.add_argument("--size")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--backend", choices=("ptx", "nvrtc"), default="ptx",
+                   help="ptx: the checked-in PTX (what the simulator runs); nvrtc: compile the .cu")
+
+
+def cmd_hw_run(a) -> int:
+    from gpusim.hw.runner import provenance, run_on_gpu
+    r = run_on_gpu(a.source, a.size, seed=a.seed, backend=a.backend, repeats=a.repeats)
+    p = provenance()
+    print(f"{r.program or a.source} [{r.size}] kernel {r.kernel}  grid {r.grid}  block {r.block}  "
+          f"on {p['gpu_name']} ({p['sm_count']} SMs, driver {p['driver']}, CuPy {p['cupy']})")
+    if r.time_ms is not None:
+        print(f"  kernel time {r.time_ms * 1000:.1f} us (median of {len(r.times_ms)}; "
+              f"min {min(r.times_ms) * 1000:.1f}, max {max(r.times_ms) * 1000:.1f})")
+    if r.check is not None:
+        print("  " + r.check.message.replace("\n", "\n  "))
+        return 0 if r.check.ok else 1
+    return 0
+
+
+def cmd_hw_compare(a) -> int:
+    from gpusim.hw import compare as cmp
+    src = Path(a.source)
+    if src.suffix == ".json":
+        c = cmp.compare_record(src, gpu=a.gpu)
+    else:
+        rec = cmp.measure_live(a.source, a.size, seed=a.seed, use_ncu=not a.no_ncu, backend=a.backend)
+        c = cmp.compare_record(rec, gpu=a.gpu)
+    print(c.text)
+    if a.plot:
+        cmp.plot_comparison(c, a.plot)
+        print(f"wrote {a.plot}")
+    return 0
+
+
+def cmd_hw_record(a) -> int:
+    from gpusim.hw.record import default_cases, record_all
+    cases = default_cases(a.max_threads, a.program)
+    paths = record_all(a.out, cases, seed=a.seed, use_ncu=not a.no_ncu, repeats=a.repeats)
+    print(f"wrote {len(paths)} records to {a.out}")
+    return 0 if paths else 1
+
+
+def cmd_validate(a) -> int:
+    from gpusim.hw import compare as cmp
+
+    def show(r):
+        if not a.quiet:
+            print(f"  {r['name']:40s} simulated {r['sim']:>12,.0f}  measured {r['hw']:>12,.0f}  "
+                  f"{100 * r['err']:+7.1f}%", file=sys.stderr, flush=True)
+    v = cmp.validate(a.golden, a.gpu, max_threads=a.max_threads, programs_only=a.program, jobs=a.jobs,
+                     progress=show)
+    print(v.text)
+    if a.plot and v.rows:
+        cmp.plot_validation(v, a.plot)
+        print(f"wrote {a.plot}")
+    return 0 if v.rows else 1

@@ -1,0 +1,179 @@
+"""Records of real-GPU runs: ``<out>/<program>__<size>.json`` (+ ``.npz`` of the outputs for small ones).
+
+A record holds, for one bundled program at one named size and seed: the launch, the digest of the PTX that
+ran, the outputs (SHA-256 digest, dtype, shape and summary of every output argument; the arrays themselves
+in the ``.npz`` when they total at most :data:`NPZ_MAX_BYTES`), the kernel time (CUDA events: warm-up, then
+the median of repeats), the Nsight Compute counters of one launch (``counters``; ``cycles`` is
+``gpc__cycles_elapsed.max``) and provenance (GPU name, SM count, clocks, driver, CUDA, CuPy, ncu, date).
+
+    python -m gpusim.hw.record --out tests/golden/h100/            # every program, sizes up to 2^20 threads
+    gpusim hw record --out tests/golden/h100/ --program vector_add
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+NPZ_MAX_BYTES = 160 * 1024
+DEFAULT_MAX_THREADS = 1 << 20
+
+
+def record_name(program: str, size: str) -> str:
+    return f"{program}__{size}"
+
+
+def sha256(a: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).hexdigest()
+
+
+def file_sha256(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def default_cases(max_threads: int = DEFAULT_MAX_THREADS, programs_only=None) -> list[tuple[str, str]]:
+    """Every bundled program at every named size with at most ``max_threads`` threads (at least two sizes
+    per program: the two smallest are taken when fewer fit)."""
+    import programs
+    cases = []
+    for spec in programs.all_specs():
+        if programs_only and spec.name not in programs_only:
+            continue
+        sizes = sorted(spec.sizes, key=lambda s: spec.launch(s).threads)
+        keep = [s for s in sizes if spec.launch(s).threads <= max_threads]
+        if len(keep) < 2:
+            keep = sizes[:2]
+        cases += [(spec.name, s) for s in keep]
+    return cases
+
+
+def output_summary(spec, outputs, ref_keys) -> tuple[dict, dict]:
+    """(JSON description of each output argument, arrays for the npz when small enough)."""
+    desc, arrays, total = {}, {}, 0
+    for idx in sorted(ref_keys):
+        a = np.asarray(outputs[idx])
+        a64 = a.astype(np.float64)
+        desc[str(idx)] = {"dtype": str(a.dtype), "shape": list(a.shape), "sha256": sha256(a),
+                          "min": float(np.nanmin(a64)) if a.size else None,
+                          "max": float(np.nanmax(a64)) if a.size else None,
+                          "mean": float(np.nanmean(a64)) if a.size else None}
+        arrays[f"arg{idx}"] = a
+        total += a.nbytes
+    return desc, (arrays if total <= NPZ_MAX_BYTES else {})
+
+
+def record_program(program: str, sizes, out: Path, *, seed: int = 0, use_ncu: bool = True, repeats: int = 20,
+                   prov: dict | None = None, ncu_info: dict | None = None, log=sys.stderr) -> list[Path]:
+    """Record one program at several sizes (one ncu process for all of them)."""
+    import programs
+    from gpusim.hw import ncu as ncu_mod
+    from gpusim.hw.runner import provenance, run_on_gpu
+    spec = programs.get(program)
+    prov = prov or provenance()
+    counters = {}
+    if use_ncu:
+        try:
+            rows = ncu_mod.profile([(program, s) for s in sizes], seed=seed)
+            counters = {r["size"]: r for r in rows}
+        except Exception as e:  # noqa: BLE001 - keep the timing records even when ncu fails
+            print(f"  ncu failed for {program}: {e}", file=log)
+    written = []
+    for size in sizes:
+        t0 = time.perf_counter()
+        r = run_on_gpu(program, size, seed=seed, repeats=repeats)
+        desc, arrays = output_summary(spec, r.outputs, r.reference.keys())
+        row = counters.get(size, {})
+        metrics = {k: v for k, v in row.items() if "__" in k}
+        doc = {
+            "program": program, "size": size, "seed": seed, "kernel": r.kernel, "grid": list(r.grid),
+            "block": list(r.block), "shared_mem": r.shared_mem, "backend": r.backend,
+            "threads": int(np.prod(r.grid) * np.prod(r.block)),
+            "ptx_sha256": file_sha256(spec.ptx_path),
+            "check": {"ok": bool(r.check.ok), "message": r.check.message},
+            "outputs": desc, "npz": bool(arrays),
+            "time_ms": r.time_ms,
+            "times_ms": {"min": min(r.times_ms), "median": r.time_ms, "max": max(r.times_ms),
+                         "repeats": len(r.times_ms)} if r.times_ms else None,
+            "cycles": metrics.get("gpc__cycles_elapsed.max"),
+            "counters": metrics,
+            "ncu": dict(ncu_info or {}, dropped=row.get("_dropped", [])) if row else None,
+            "provenance": prov,
+        }
+        name = record_name(program, size)
+        path = out / f"{name}.json"
+        path.write_text(json.dumps(doc, indent=1, sort_keys=False))
+        written.append(path)
+        if arrays:
+            np.savez_compressed(out / f"{name}.npz", **arrays)
+        print(f"  {name}: {'ok' if r.check.ok else 'CHECK FAILED'}  {r.time_ms * 1000:.1f} us  "
+              f"cycles {doc['cycles']}  ({time.perf_counter() - t0:.1f} s)", file=log)
+    return written
+
+
+def ncu_version() -> dict:
+    import subprocess
+    from gpusim.hw.ncu import ncu_path
+    path = ncu_path()
+    if path is None:
+        return {}
+    try:
+        v = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60).stdout.strip()
+    except Exception:  # noqa: BLE001
+        v = "?"
+    return {"path": path, "version": v.splitlines()[-1] if v else "?",
+            "options": "--csv --page raw --print-units base (cache control all, clock control base: defaults)"}
+
+
+def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats: int = 20,
+               log=sys.stderr, time_budget_s: float | None = None) -> list[Path]:
+    """Record every case (grouped by program); with ``time_budget_s``, start no new program after it."""
+    from gpusim.hw.ncu import ncu_path
+    from gpusim.hw.runner import provenance
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cases = cases or default_cases()
+    by_prog: dict[str, list[str]] = {}
+    for p, s in cases:
+        by_prog.setdefault(p, []).append(s)
+    prov = provenance()
+    use_ncu = use_ncu and ncu_path() is not None
+    info = ncu_version() if use_ncu else {}
+    written = []
+    t_start = time.perf_counter()
+    for program, sizes in by_prog.items():
+        if time_budget_s is not None and time.perf_counter() - t_start > time_budget_s:
+            print(f"time budget spent: {program} and the programs after it not recorded", file=log)
+            break
+        print(f"{program}: {', '.join(sizes)}", file=log)
+        try:
+            written += record_program(program, sizes, out, seed=seed, use_ncu=use_ncu, repeats=repeats,
+                                      prov=prov, ncu_info=info, log=log)
+        except Exception as e:  # noqa: BLE001 - one failing program must not lose the others
+            print(f"  FAILED {program}: {type(e).__name__}: {e}", file=log)
+    return written
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m gpusim.hw.record", description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--program", action="append", help="only these programs (repeatable)")
+    ap.add_argument("--max-threads", type=int, default=DEFAULT_MAX_THREADS)
+    ap.add_argument("--no-ncu", action="store_true")
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--time-budget", type=float, default=None, help="seconds; start no new program after")
+    a = ap.parse_args(argv)
+    cases = default_cases(a.max_threads, a.program)
+    paths = record_all(a.out, cases, seed=a.seed, use_ncu=not a.no_ncu, repeats=a.repeats,
+                       time_budget_s=a.time_budget)
+    print(f"wrote {len(paths)} records to {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
