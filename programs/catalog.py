@@ -50,7 +50,7 @@ _register(ProgramSpec(
     description="C = A + B, one thread per element, tail guarded by if (i < n)",
     topic="kernel basics: thread indexing, boundary check (tail-warp divergence)",
     kernels=("vector_add",),
-    sizes={"small": {"n": 10_000}, "default": {"n": 100_000}, "large": {"n": 1 << 22}},
+    sizes={"small": {"n": 10_000}, "default": {"n": 100_000}, "stream": {"n": 1 << 20}, "large": {"n": 1 << 22}},
     default_size="default",
     tolerance=exact("add.f32 rounds to nearest like numpy's float32 add"),
     launch_fn=lambda p: Launch("vector_add", (_blocks(p["n"], BLOCK_1D), 1, 1), (BLOCK_1D, 1, 1)),

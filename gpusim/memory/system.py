@@ -77,6 +77,8 @@ class MemorySystem:
                               f"latency plus the DRAM core read ({core_read} SM cycles at {self.core_mhz} MHz)")
         self.sm_partition = [s * l2.partitions // self.n_sm for s in range(self.n_sm)]
         self.slice_partition = [s * l2.partitions // l2.slices for s in range(l2.slices)]
+        self._shared_wpc = spec.shared.wavefronts_per_cycle
+        self._shared_latency = spec.shared.latency_cycles
         self._plan: dict | None = None
         self._reset_state()
 
@@ -139,11 +141,11 @@ class MemorySystem:
         """Classify every memory slot of ``trace`` and compute its address-determined costs (vectorised);
         fills the coalescing and bank-conflict counters."""
         m = int(trace.addresses.shape[0])
-        kind = [NONE] * m
+        kind = np.zeros(m, dtype=np.int64)              # NONE
+        lines = np.zeros(m, dtype=np.int64)
+        wavefronts = np.zeros(m, dtype=np.int64)
+        bypass = np.zeros(m, dtype=bool)
         sectors: list = [()] * m
-        lines = [0] * m
-        wavefronts = [0] * m
-        bypass = [False] * m
         atoms: list = [()] * m
         rows = np.nonzero(trace.mem_slot >= 0)[0]
         slots = trace.mem_slot[rows].astype(np.int64)
@@ -153,10 +155,21 @@ class MemorySystem:
         slot_warp[slots] = np.searchsorted(trace.warp_start, rows, side="right") - 1
         space = trace.mem_space.astype(np.int64)
         key = slot_pc * 8 + space
-        for k in np.unique(key):
-            idx = np.nonzero(key == k)[0]
-            instr = trace.instructions[int(k) // 8]
-            sp = MEM_SPACES[int(k) % 8]
+        # One local-memory layout for the whole kernel (every instruction must map a thread's local word to
+        # the same physical address): words per thread from the largest local offset of any access.
+        local_words = 1
+        if "local" in MEM_SPACES:
+            is_local = space == MEM_SPACES.index("local")
+            if is_local.any():
+                top = int(trace.addresses[is_local].max())
+                local_words = top // 4 + 1 if top >= 0 else 1
+        order = np.argsort(key, kind="stable")
+        keys, starts = np.unique(key[order], return_index=True)
+        bounds = [*starts.tolist(), m]
+        for g, k in enumerate(keys.tolist()):
+            idx = order[bounds[g]:bounds[g + 1]]
+            instr = trace.instructions[k // 8]
+            sp = MEM_SPACES[k % 8]
             addr = trace.addresses[idx].astype(np.int64)
             size = max(1, int(instr.access_bytes))
             op = "atom" if instr.is_atomic else ("st" if instr.is_store else "ld")
@@ -164,45 +177,50 @@ class MemorySystem:
             if sp == "shared":
                 res = self.banks.wavefronts_for(addr, size, atomic=instr.is_atomic)
                 self.banks.count(res, op)
-                per_wavefront = self.spec.shared.atomic_cycles_per_op if instr.is_atomic else 1
-                for i, w in zip(idx.tolist(), res.wavefronts.tolist()):
-                    kind[i], wavefronts[i], lines[i] = SHARED, w, per_wavefront
+                kind[idx] = SHARED
+                wavefronts[idx] = res.wavefronts
+                # lines[] holds the cycles per wavefront here: 1, or a read-modify-write for shared atomics
+                lines[idx] = self.spec.shared.atomic_cycles_per_op if instr.is_atomic else 1
                 continue
             if sp in ("const", "param"):
                 base = CONST_BASE if sp == "const" else PARAM_BASE
                 phys = np.where(addr >= 0, addr + base, -1)
                 res = Coalescer.coalesce(phys, size)
-                n_distinct = distinct_addresses(addr)
+                kind[idx] = CONST
+                wavefronts[idx] = distinct_addresses(addr)
+                flat = res.sectors.tolist()
+                offs = res.offsets.tolist()
                 for j, i in enumerate(idx.tolist()):
-                    kind[i] = CONST
-                    wavefronts[i] = int(n_distinct[j])
-                    sectors[i] = res.sectors[res.offsets[j]:res.offsets[j + 1]].tolist()
+                    sectors[i] = flat[offs[j]:offs[j + 1]]
                 continue
             if sp == "local":
-                addr = self._local_physical(addr, slot_warp[idx], trace)
+                addr = self._local_physical(addr, slot_warp[idx], local_words)
             res = Coalescer.coalesce(addr, size)
             self.coalescer.count(res, op)
             flat = res.sectors.tolist()
             offs = res.offsets.tolist()
             code = GLOBAL_ATOM if instr.is_atomic else (GLOBAL_ST if instr.is_store else GLOBAL_LD)
-            skip_l1 = instr.is_atomic or (instr.cache_op in _BYPASS_L1)
-            for j, i in enumerate(idx.tolist()):
-                if not active[j]:
-                    continue
-                kind[i] = code
+            act = np.flatnonzero(active)
+            kind[idx[act]] = code
+            lines[idx[act]] = res.lines_per_request[act]
+            bypass[idx[act]] = instr.is_atomic or (instr.cache_op in _BYPASS_L1)
+            for j, i in zip(act.tolist(), idx[act].tolist()):
                 sectors[i] = flat[offs[j]:offs[j + 1]]
-                lines[i] = int(res.lines_per_request[j])
-                bypass[i] = skip_l1
                 if code == GLOBAL_ATOM:
                     words, counts = np.unique(addr[j][addr[j] >= 0], return_counts=True)
                     atoms[i] = list(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
-        self._plan = {"kind": kind, "sectors": sectors, "lines": lines, "wavefronts": wavefronts,
-                      "bypass": bypass, "atoms": atoms}
+        self._kind = kind.tolist()
+        self._sectors = sectors
+        self._lines = lines.tolist()
+        self._wavefronts = wavefronts.tolist()
+        self._bypass = bypass.tolist()
+        self._atoms = atoms
+        self._plan = {"kind": self._kind, "sectors": sectors, "lines": self._lines, "wavefronts": self._wavefronts,
+                      "bypass": self._bypass, "atoms": atoms}
         return self._plan
 
     @staticmethod
-    def _local_physical(addr: np.ndarray, warp: np.ndarray, trace: KernelTrace) -> np.ndarray:
-        words_per_thread = int(addr.max()) // 4 + 1 if addr.size and addr.max() >= 0 else 1
+    def _local_physical(addr: np.ndarray, warp: np.ndarray, words_per_thread: int) -> np.ndarray:
         lane = np.arange(32, dtype=np.int64)[None, :]
         phys = LOCAL_BASE + ((warp[:, None] * words_per_thread + addr // 4) * 32 + lane) * 4 + addr % 4
         return np.where(addr >= 0, phys, -1)
@@ -213,11 +231,21 @@ class MemorySystem:
         plan = self._plan
         if plan is None:
             raise GpusimError("MemorySystem.access: call prepare(trace) first")
-        k = plan["kind"][slot]
+        k = self._kind[slot]
+        if k == SHARED:
+            # inlined: the most frequent access in shared-memory kernels
+            w = self._wavefronts[slot]
+            busy = -(-w * self._lines[slot] // self._shared_wpc)
+            start = self.shared_free[sm]
+            if now > start:
+                start = now
+            self.shared_free[sm] = start + busy
+            if self.hooks:
+                for h in self.hooks:
+                    h("shared", now, sm, slot, w)
+            return start + busy - 1 + self._shared_latency, busy
         if k == GLOBAL_LD:
             return self._global_load(now, sm, slot, plan)
-        if k == SHARED:
-            return self._shared(now, sm, slot, plan)
         if k == GLOBAL_ST:
             return self._global_store(now, sm, slot, plan)
         if k == CONST:

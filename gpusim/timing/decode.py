@@ -8,6 +8,8 @@ branch, barrier, memory barrier, exit).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from gpusim.errors import ConfigError
 from gpusim.functional.trace import MEM_SPACES, KernelTrace, StaticInstr
 from gpusim.stats.stall_reasons import StallReason
@@ -91,9 +93,10 @@ class DecodedKernel:
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)
         self.membar_latency_cycles = latency(LatencyClass.MEMBAR)
         # Scoreboard of each memory access by its resolved space (a generic load may hit shared memory).
-        long_ids = {MEM_SPACES.index(s) for s in ("global", "local")}
-        self.slot_state: list[int] = [int(StallReason.LONG_SCOREBOARD) if s in long_ids
-                                      else int(StallReason.SHORT_SCOREBOARD) for s in trace.mem_space.tolist()]
+        long_ids = [MEM_SPACES.index(s) for s in ("global", "local")]
+        self.slot_state: list[int] = np.where(np.isin(trace.mem_space, long_ids),
+                                              int(StallReason.LONG_SCOREBOARD),
+                                              int(StallReason.SHORT_SCOREBOARD)).tolist()
 
 
 def _op_of(ins: StaticInstr) -> int:
