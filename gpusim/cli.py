@@ -43,16 +43,11 @@ def _add_launch(p: argparse.ArgumentParser) -> None:
 
 
 def _progress_printer(quiet: bool):
-    if quiet or not sys.stderr.isatty():
+    """A rich progress bar on a terminal (cycles simulated, blocks done, rate); None when quiet or piped."""
+    if quiet:
         return None
-    import time
-    t0 = time.perf_counter()
-
-    def show(cycles, done, total):
-        rate = cycles / max(time.perf_counter() - t0, 1e-9)
-        sys.stderr.write(f"\r  simulated {cycles:,} cycles, blocks {done}/{total} ({rate:,.0f} cycles/s)   ")
-        sys.stderr.flush()
-    return show
+    from gpusim.report.progress import progress_bar
+    return progress_bar()
 
 
 def cmd_run(a) -> int:
@@ -62,9 +57,9 @@ def cmd_run(a) -> int:
         kw["budget"] = a.budget
     res = gpusim.run(a.source, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode, size=a.size,
                      seed=a.seed, check=a.check, gpu=a.gpu, regs_per_thread=a.regs, scheduler=a.scheduler,
-                     shared_mem=a.smem, progress=_progress_printer(a.quiet), **kw)
-    if not a.quiet and sys.stderr.isatty() and a.mode == "timing":
-        sys.stderr.write("\n")
+                     shared_mem=a.smem, progress=_progress_printer(a.quiet),
+                     timeline=a.mode == "timing" and bool(getattr(a, "plot", None) or getattr(a, "trace_json", None)),
+                     **kw)
     print(res.summary())
     if a.json:
         doc = {"kernel": res.kernel, "grid": res.grid, "block": res.block, "mode": res.mode,
