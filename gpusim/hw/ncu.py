@@ -56,6 +56,9 @@ METRICS: tuple[str, ...] = (
     "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
     "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
     "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+    "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum", "l1tex__t_sector_hit_rate.pct",
     # shared memory
@@ -63,6 +66,7 @@ METRICS: tuple[str, ...] = (
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
     "smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
     "smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum",
