@@ -38,7 +38,7 @@ def test_h100_sxm5_datasheet_values():
     assert sm.shared_carveout_kb == (0, 8, 16, 32, 64, 100, 132, 164, 196, 228)
     assert sm.l1_shared_bytes == 256 * 1024
     assert gpu.issue_interval("fp64") == 2 and gpu.issue_interval(Unit.FP32) == 1
-    assert gpu.latency("fma") == 4 and gpu.latency(LatencyClass.SHARED) == 29
+    assert gpu.latency("fma") == 4 and gpu.latency(LatencyClass.SHARED) == 23   # measured on the H100 (calibration.json)
     assert gpu.clock_mhz == 1980.0
 
 
