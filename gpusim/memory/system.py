@@ -24,7 +24,7 @@ from gpusim.memory.coalescer import Coalescer
 from gpusim.memory.const_cache import ConstantCache, distinct_addresses
 from gpusim.memory.dram import DramController
 from gpusim.memory.interconnect import Crossbar
-from gpusim.memory.shared_banks import SharedMemoryBanks
+from gpusim.memory.shared_banks import SharedAccessResult, SharedMemoryBanks
 
 # Where the non-global spaces sit in the one physical address space the caches and DRAM see.
 LOCAL_BASE = 1 << 44
@@ -33,6 +33,22 @@ PARAM_BASE = (1 << 45) + (1 << 40)
 
 NONE, SHARED, GLOBAL_LD, GLOBAL_ST, GLOBAL_ATOM, CONST = range(6)
 _BYPASS_L1 = (".cg", ".cs", ".cv", ".lu")
+
+
+_ROW_HASH = np.random.default_rng(12345).integers(1, 1 << 62, size=32, dtype=np.int64) | 1
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index of one representative per distinct row, index of each row's representative) of an int64
+    [M, 32] array: a hash of each row, uniqued, verified exactly (a collision falls back to np.unique)."""
+    if rows.shape[0] <= 1 or rows.shape[1] != _ROW_HASH.shape[0]:
+        return np.arange(rows.shape[0]), np.arange(rows.shape[0])
+    with np.errstate(over="ignore"):
+        h = (rows * _ROW_HASH).sum(axis=1)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if not np.array_equal(rows[first][inverse], rows):
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
 
 
 class MemorySystem:
@@ -175,7 +191,12 @@ class MemorySystem:
             op = "atom" if instr.is_atomic else ("st" if instr.is_store else "ld")
             active = (addr >= 0).any(axis=1)
             if sp == "shared":
-                res = self.banks.wavefronts_for(addr, size, atomic=instr.is_atomic)
+                # Shared addresses are block-relative, so the rows repeat across blocks: cost each distinct
+                # row once.
+                first, inverse = _distinct_rows(addr)
+                part = self.banks.wavefronts_for(addr[first], size, atomic=instr.is_atomic)
+                res = SharedAccessResult(wavefronts=part.wavefronts[inverse],
+                                         ideal_wavefronts=part.ideal_wavefronts[inverse])
                 self.banks.count(res, op)
                 kind[idx] = SHARED
                 wavefronts[idx] = res.wavefronts
