@@ -16,19 +16,21 @@ which includes ``MemorySystem.prepare``):
 Target (issues 3 and 4): at least 100,000 warp-instructions/s for the matmul on h100 on a 2-core machine,
 with the real memory system.
 
-Measurements (this 2-core machine, shared with other jobs, so CPU-time figures are the steadier ones;
-warp-instr/s of ``simulate`` only, median of 3; the matmul's cycle count changed with the calibrated h100
-preset of 169cdee, so "before" is the same code on the same preset):
+Measurements (this 2-core machine, shared with other sessions' jobs: the same code varied between 21 s and
+27 s on the matmul from run to run, so small differences are noise; ``simulate`` only, with prepare()):
 
-| change (commit)                                   | matmul 256   | gmem_stride_probe | vector_add 2^20 |
-| ------------------------------------------------- | ------------ | ----------------- | --------------- |
-| before (7c03f2d, SimPy process per SM)            |   73 k/s     |   see note        |   ~44 k/s       |
-| one SimPy process, SM heap (ccec80d)              |   see below  |                   |                 |
-| hot-loop lookups bound once (47e551f)             |              |                   |                 |
-| prepare() vectorised, shared access inlined       |  107 k/s     |                   |                 |
+| code                                                 | matmul 256 (2.5 M)  | gmem_stride_probe (0.69 M) | vector_add 2^20 (0.72 M) |
+| ---------------------------------------------------- | ------------------- | -------------------------- | ------------------------ |
+| before: 169cdee preset, SimPy process per SM (1 run) |  90,568 /s  1,390 c/s |  43,434 /s  599 c/s      |  36,747 /s  806 c/s      |
+| after: bf1822f (matmul median of 3, others 1 run)    |  97,042 /s  1,489 c/s |  40,306 /s  556 c/s      |  37,763 /s  828 c/s      |
+| after, quieter moment (/tmp script, CPU time, 1 run) | 116,843 /s            |                          |                          |
 
-(matmul 128, 328 k instructions, CPU time median of 5: 92 k/s before, 117 k/s after ccec80d, 145 k/s after
-47e551f.)  The final figures of each run are printed by this script; see the table in the commit messages.
+Interleaved A/B on a 128-wide matmul trace (328 k warp-instr, CPU time, median of 5, same machine state):
+92 k/s before -> 117 k/s (ccec80d: one SimPy process stepping SMs from a heap, 1.66 M -> 40 k SimPy events on
+the 256 matmul) -> 145 k/s (47e551f: hot-loop lookups bound once).  prepare() on the 256 matmul: 3.0 s ->
+0.9 s (f28e56d vectorised, bf1822f distinct shared rows once).  The streaming kernels are bound by the core's
+per-cycle warp scan (64 resident warps/SM, 16 per scheduler, mostly waiting on DRAM) and by warps bouncing
+between not_selected and lg_throttle on the LSU pipe, not by the memory system (~25% of their time).
 """
 from __future__ import annotations
 
