@@ -706,6 +706,16 @@ class MemOp:
             rid = m.base.id
             self.rid = rid
 
+    def locate(self, fr, st):
+        """The executing lanes' addresses, resolved to (space, lanes, buffer, element offset) parts after the
+        bounds and alignment checks, and recorded for the trace."""
+        addr = self.addresses(fr, st)
+        parts = self.resolve(fr, st, addr)
+        if fr.recording:
+            _trace_addresses(st, _trace_view(fr, st, self, addr),
+                             SPACE_CODE[parts[0][0]] if parts else SPACE_CODE.get(self.space, 0), fr)
+        return addr, parts
+
     def addresses(self, fr, st) -> np.ndarray:
         """State-space (or generic) address per executing lane, int64."""
         if self.const_addr is not None:
@@ -802,13 +812,9 @@ def build_ld(ins: Instruction, ctx):
     writers = [writer(r, t) if r is not None else None for r in regs]
     dt = DT[t]
     shift = elem.bit_length() - 1
-    space_code = SPACE_CODE.get(ins.space, 0)
 
     def h_ld(fr, st):
-        addr = mo.addresses(fr, st)
-        parts = mo.resolve(fr, st, addr)
-        _trace_addresses(st, _trace_view(fr, st, mo, addr), _space_code(parts, space_code), fr)
-        view = None
+        addr, parts = mo.locate(fr, st)
         for k, w in enumerate(writers):
             if w is None:
                 continue
@@ -821,10 +827,6 @@ def build_ld(ins: Instruction, ctx):
                     val[where] = buf.view(dt)[(phys + k * elem) >> shift]
             w(fr, st.sel, val)
     return h_ld
-
-
-def _space_code(parts, default):
-    return SPACE_CODE[parts[0][0]] if parts else default
 
 
 def _trace_view(fr, st, mo, addr):
@@ -856,14 +858,11 @@ def build_st(ins: Instruction, ctx):
     readers = [reader(r, t, ctx) if r is not None else None for r in items]
     dt = DT[t]
     shift = elem.bit_length() - 1
-    space_code = SPACE_CODE.get(ins.space, 0)
     if ins.space in ("const", "param"):
         raise ctx.unsupported(ins, f"stores to .{ins.space} are not allowed")
 
     def h_st(fr, st):
-        addr = mo.addresses(fr, st)
-        parts = mo.resolve(fr, st, addr)
-        _trace_addresses(st, _trace_view(fr, st, mo, addr), _space_code(parts, space_code), fr)
+        addr, parts = mo.locate(fr, st)
         for k, r in enumerate(readers):
             if r is None:
                 continue
@@ -955,12 +954,9 @@ def build_atom(ins: Instruction, ctx):
     w = None if is_red else writer(ins.operands[0], t)
     dt = DT[t]
     shift = elem.bit_length() - 1
-    space_code = SPACE_CODE.get(ins.space, 0)
 
     def h_atom(fr, st):
-        addr = mo.addresses(fr, st)
-        parts = mo.resolve(fr, st, addr)
-        _trace_addresses(st, _trace_view(fr, st, mo, addr), _space_code(parts, space_code), fr)
+        addr, parts = mo.locate(fr, st)
         val = rv(fr, st.sel)
         cmpv = rc(fr, st.sel) if rc is not None else None
         result = np.zeros(addr.shape, dtype=dt)
