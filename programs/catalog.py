@@ -273,6 +273,47 @@ _reduce_program("reduce_warp_shuffle",
                 "warp-level primitives: shuffle reduction", False)
 
 
+_register(ProgramSpec(
+    name="reduce_first_add",
+    description="block sum of 2*blockDim.x elements: each thread adds two during the load, then sequential "
+                "addressing (dynamic shared memory)",
+    topic="reduction: first add during load, no idle threads in the first step",
+    kernels=("reduce_first_add",),
+    sizes=REDUCE_SIZES, default_size="default",
+    tolerance=close(1e-5, 1e-6, SUM_ORDER + "; 512 positive terms per block"),
+    launch_fn=lambda p: Launch("reduce_first_add", (_blocks(p["n"], 2 * BLOCK_1D), 1, 1), (BLOCK_1D, 1, 1),
+                               BLOCK_1D * 4),
+    args_fn=lambda p, rng: [_uniform(rng, p["n"]), _zeros_f32(_blocks(p["n"], 2 * BLOCK_1D)), np.uint32(p["n"])],
+    reference_fn=lambda a, s, p: {1: _block_sums(a[0], 2 * BLOCK_1D)},
+))
+
+CASCADE_BLOCKS = 64   # a fixed grid: each thread sums n / (64 * 256) elements in its grid-stride loop
+
+
+def _cascade_sums(x: np.ndarray, blocks: int, threads: int) -> np.ndarray:
+    """Block b sums the elements whose index i has (i // threads) % blocks == b (the grid-stride loop)."""
+    idx = np.arange(len(x))
+    owner = (idx // threads) % blocks
+    return np.bincount(owner, weights=x.astype(np.float64), minlength=blocks).astype(np.float32)
+
+
+_register(ProgramSpec(
+    name="reduce_cascade",
+    description="algorithm cascading: grid-stride sums in registers, then warp shuffles and one shared slot "
+                "per warp",
+    topic="reduction: algorithm cascading (sequential then parallel), fewer blocks than data",
+    kernels=("reduce_cascade",),
+    sizes=REDUCE_SIZES, default_size="default",
+    tolerance=close(1e-5, 1e-6, SUM_ORDER + "; n / 64 positive terms per block"),
+    launch_fn=lambda p: Launch("reduce_cascade", (min(CASCADE_BLOCKS, _blocks(p["n"], BLOCK_1D)), 1, 1),
+                               (BLOCK_1D, 1, 1)),
+    args_fn=lambda p, rng: [_uniform(rng, p["n"]), _zeros_f32(min(CASCADE_BLOCKS, _blocks(p["n"], BLOCK_1D))),
+                            np.uint32(p["n"])],
+    reference_fn=lambda a, s, p: {1: _cascade_sums(a[0], min(CASCADE_BLOCKS, _blocks(p["n"], BLOCK_1D)),
+                                                   BLOCK_1D)},
+))
+
+
 # ---------------------------------------------------------------------------------------------------------
 # scans: inclusive prefix sums of each block's section
 def _section_scan(x: np.ndarray, section: int) -> np.ndarray:
