@@ -229,10 +229,19 @@ class GpuConfig:
     imad_issue_interval_cycles: int = param("cycles between two integer multiplies from one SMSP", 2)
     kernel_launch_cycles: int = param("cycles from kernel launch to the first block dispatch")
     block_launch_cycles: int = param("cycles from dispatching a block to an SM to its first warp issuing")
+    block_dispatch_interval_cycles: float = param(
+        "cycles between two block dispatches of the GPU-wide block scheduler (its rate is 1/this)", 0.0)
+    block_completion_interval_cycles: float = param(
+        "cycles the GPU-wide block scheduler needs per retiring block; the next block for the freed slot, "
+        "and the kernel's end, wait for it", 0.0)
+    instruction_schedule: str = param(
+        "issue order of each basic block: 'ptx' (program order) or 'hoist' (ptxas-like: loads and their "
+        "address arithmetic first)", "hoist")
     scheduler: str = param("default warp-scheduler policy ('gto', 'lrr', 'two_level')", "gto")
     memory: Any = param("memory-system spec (gpusim.config.memory.MemorySpec); the raw table until it exists")
 
     SCHEDULERS = ("gto", "lrr", "two_level")
+    INSTRUCTION_SCHEDULES = ("ptx", "hoist")
 
     def __post_init__(self) -> None:
         self.validate()
@@ -245,6 +254,11 @@ class GpuConfig:
                  f"kernel_launch_cycles: must be >= 0, got {self.kernel_launch_cycles}")
         _require(self.block_launch_cycles >= 0,
                  f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
+        for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles"):
+            _require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
+        _require(self.instruction_schedule in self.INSTRUCTION_SCHEDULES,
+                 f"instruction_schedule: unknown order {self.instruction_schedule!r}; expected one of "
+                 f"{', '.join(self.INSTRUCTION_SCHEDULES)}")
         _require(self.imad_issue_interval_cycles > 0,
                  f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
         _require(self.scheduler in self.SCHEDULERS,

@@ -8,6 +8,8 @@ branch, barrier, memory barrier, exit).
 """
 from __future__ import annotations
 
+import heapq
+
 import numpy as np
 
 from gpusim.errors import ConfigError
@@ -138,3 +140,160 @@ def estimate_regs_per_thread(trace: KernelTrace) -> int:
     regs = peak + 4
     regs += regs & 1
     return max(16, min(255, regs))
+
+
+# -- static instruction scheduling ("ptxas-like" load hoisting) -----------------------------------------
+SCHEDULES = ("ptx", "hoist")
+
+# Spaces a store in one space may alias (a generic address may point into global, shared or local memory).
+_ALIASES = {"global": {"global", "generic"}, "shared": {"shared", "generic"}, "local": {"local", "generic"},
+            "generic": {"global", "shared", "local", "generic"}}
+
+
+def _is_fence(ins: StaticInstr) -> bool:
+    """Nothing moves across these: control flow, barriers, memory barriers, atomics, exits."""
+    return bool(ins.is_branch or ins.is_barrier or ins.is_membar or ins.is_atomic or ins.is_exit)
+
+
+def _block_leaders(trace: KernelTrace) -> np.ndarray:
+    """PCs that start a basic block: the entry, every PC some warp reached other than from the PC before it
+    (a branch target, as the trace shows), and the PC after every branch, exit or barrier."""
+    n = len(trace.instructions)
+    lead = np.zeros(n + 1, dtype=bool)
+    lead[0] = True
+    pc = trace.pc.astype(np.int64)
+    if pc.size:
+        jump = np.ones(pc.size, dtype=bool)
+        jump[1:] = pc[1:] != pc[:-1] + 1
+        jump[trace.warp_start[:-1][trace.warp_start[:-1] < pc.size]] = True
+        lead[np.unique(pc[jump])] = True
+    for ins in trace.instructions:
+        if ins.is_branch or ins.is_exit or ins.is_barrier:
+            lead[ins.pc + 1] = True
+    return np.flatnonzero(lead[:n])
+
+
+def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
+    """The order in which a "ptxas-like" list scheduler issues one straight-line segment (no fences inside).
+
+    The segment's dependence graph has an edge for every register RAW, WAR and WAW pair and for every pair
+    of memory operations in spaces that may alias where one is a store (loads among loads are unordered;
+    ``const``/``param`` loads alias nothing).  The scheduler repeatedly issues, among the instructions
+    whose predecessors have all issued, first the loads and the instructions that compute their operands
+    (addresses, guards), in program order, and only then the rest, in program order.  So each load goes
+    as early as its dependences allow, taking its address arithmetic with it, and the arithmetic that
+    consumes loaded values follows them.  Returns positions into ``instrs``."""
+    n = len(instrs)
+    preds: list[set[int]] = [set() for _ in range(n)]
+    last_write: dict[int, int] = {}
+    reads_since: dict[int, list[int]] = {}
+    mem: list[int] = []
+    for j, ins in enumerate(instrs):
+        p = preds[j]
+        for r in ins.src_regs:
+            if r in last_write:
+                p.add(last_write[r])                                  # RAW
+        for r in ins.dst_regs:
+            if r in last_write:
+                p.add(last_write[r])                                  # WAW
+            p.update(reads_since.get(r, ()))                          # WAR
+        for r in ins.src_regs:
+            reads_since.setdefault(r, []).append(j)
+        for r in ins.dst_regs:
+            last_write[r] = j
+            reads_since[r] = []
+        if ins.mem_space in _ALIASES:
+            for i in mem:
+                o = instrs[i]
+                if (o.is_store or ins.is_store) and o.mem_space in _ALIASES[ins.mem_space]:
+                    p.add(i)
+            mem.append(j)
+        p.discard(j)
+    # Loads and everything they depend on within the segment go first.
+    urgent = [False] * n
+    for j in range(n - 1, -1, -1):
+        if instrs[j].is_load and not instrs[j].is_store:
+            urgent[j] = True
+        if urgent[j]:
+            for i in preds[j]:
+                urgent[i] = True
+    succs: list[list[int]] = [[] for _ in range(n)]
+    waiting = [len(p) for p in preds]
+    for j, p in enumerate(preds):
+        for i in p:
+            succs[i].append(j)
+    ready = [(not urgent[j], j) for j in range(n) if waiting[j] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        _, j = heapq.heappop(ready)
+        order.append(j)
+        for k in succs[j]:
+            waiting[k] -= 1
+            if waiting[k] == 0:
+                heapq.heappush(ready, (not urgent[k], k))
+    return order
+
+
+def static_schedule(trace: KernelTrace) -> dict[int, list[int]]:
+    """Per basic block, the issue order of the hoisting scheduler: ``{first pc: [pc, ...]}`` for every
+    straight-line segment whose order changes.  Segments end at block leaders and fences, and a fence
+    stays where it is."""
+    instrs = trace.instructions
+    n = len(instrs)
+    bounds = [*_block_leaders(trace).tolist(), n]
+    out: dict[int, list[int]] = {}
+    for b in range(len(bounds) - 1):
+        seg_start = bounds[b]
+        for pc in range(bounds[b], bounds[b + 1] + 1):
+            if pc == bounds[b + 1] or _is_fence(instrs[pc]):
+                if pc - seg_start > 1:
+                    perm = hoist_permutation(instrs[seg_start:pc])
+                    if perm != sorted(perm):
+                        out[seg_start] = [seg_start + k for k in perm]
+                seg_start = pc + 1
+    return out
+
+
+def schedule_rows(trace: KernelTrace, schedule: str) -> tuple[np.ndarray, np.ndarray]:
+    """The per-row PCs and memory slots in the order the warps issue them under ``schedule``.
+
+    ``"ptx"``: program order (the trace as recorded).  ``"hoist"``: every dynamic execution of a
+    rescheduled segment (its PCs on consecutive rows of one warp) is permuted by the segment's static
+    order (:func:`static_schedule`); a memory slot stays with its instruction.  Functional results do not
+    change: the trace already holds every lane's addresses and values.
+
+    Why: ptxas schedules SASS, and in particular hoists independent loads above the arithmetic that
+    consumes earlier loads (an unrolled loop's loads are all in flight before the first FMA waits), while
+    the PTX lists each load next to its use; issuing PTX in program order makes an in-order warp wait one
+    memory round trip per use.  Simplifications: only loads move (ptxas also moves arithmetic and
+    interleaves for latency); it does not model the register pressure that limits ptxas.
+    """
+    pc = np.asarray(trace.pc, dtype=np.int64)
+    slot = np.asarray(trace.mem_slot, dtype=np.int64)
+    if schedule == "ptx":
+        return pc, slot
+    if schedule != "hoist":
+        raise ConfigError(f"instruction_schedule: expected one of {', '.join(SCHEDULES)}, got {schedule!r}")
+    segs = static_schedule(trace)
+    if not segs or pc.size == 0:
+        return pc, slot
+    rows = pc.size
+    warp_of = np.zeros(rows, dtype=np.int64)
+    starts = np.asarray(trace.warp_start, dtype=np.int64)
+    warp_of[starts[1:-1][starts[1:-1] < rows]] = 1
+    warp_of = np.cumsum(warp_of)
+    step = np.zeros(rows, dtype=np.int64)
+    step[1:] = (pc[1:] == pc[:-1] + 1) & (warp_of[1:] == warp_of[:-1])
+    run = np.concatenate(([0], np.cumsum(step)))        # run[j] - run[i] == j - i: rows i..j consecutive
+    order = np.arange(rows, dtype=np.int64)
+    for first, perm in segs.items():
+        length = len(perm)
+        cand = np.flatnonzero(pc == first)
+        cand = cand[cand + length <= rows]
+        cand = cand[run[cand + length] - run[cand + 1] == length - 1]
+        if cand.size == 0:
+            continue
+        offs = np.asarray(perm, dtype=np.int64) - first
+        order[cand[:, None] + np.arange(length)] = cand[:, None] + offs[None, :]
+    return pc[order], slot[order]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections import deque
 
@@ -10,7 +11,7 @@ import simpy
 
 from gpusim.functional.trace import KernelTrace
 from gpusim.stats.stall_reasons import N_STALL_REASONS
-from gpusim.timing.decode import SMSP_PIPES, DecodedKernel
+from gpusim.timing.decode import SMSP_PIPES, DecodedKernel, schedule_rows
 from gpusim.timing.schedulers import make_scheduler
 from gpusim.timing.sm import INF, StreamingMultiprocessor, Warp
 
@@ -21,25 +22,48 @@ class BlockScheduler:
     """The GPU's block (CTA) dispatcher: hands out blocks in linear block order (x fastest).
 
     At launch it fills the SMs breadth first (one block to each SM in turn, then a second round, ...) up to
-    the occupancy limit; afterwards each block that retires frees room on its SM for exactly one more, so
-    the next block goes there. Simplification: dispatch itself takes no time; the config's
-    ``block_launch_cycles`` is the delay until the dispatched block's warps can issue.
+    the occupancy limit, one block every ``block_dispatch_interval_cycles`` GPU-wide; afterwards each block
+    that retires frees room on its SM for exactly one more, so the next block goes there.  Retiring is a
+    GPU-wide serial stage too: each retiring block occupies the scheduler for
+    ``block_completion_interval_cycles``, and both the block that replaces it and the end of the kernel
+    wait for that.  ``block_launch_cycles`` is then the delay until a dispatched block's warps can issue.
+
+    Why at completion: on the H100 under ncu (``benchmarks/dispatch_probe.py``, 2026-11-22) 4,224 blocks
+    that each spin 20,000 cycles start within ~420 ns of each other (%globaltimer: ~5 blocks per cycle),
+    yet the kernel takes 3,928 cycles longer than 132 such blocks, as much as 4,224 empty blocks take over
+    132 (0.96 cycles per block, calibration.json): the cost is paid when blocks finish.
+    Simplification: one FIFO for all SMs, fractional cycles kept exactly and rounded up where used.
     """
 
-    def __init__(self, n_blocks: int) -> None:
+    def __init__(self, n_blocks: int, dispatch_interval: float = 0.0, completion_interval: float = 0.0) -> None:
         self.queue = deque(range(n_blocks))
         self.n_blocks = n_blocks
+        self.dispatch_interval = float(dispatch_interval)
+        self.completion_interval = float(completion_interval)
+        self.completion_free = 0.0
+        self.last_completion = 0
 
     def next_block(self) -> int | None:
         return self.queue.popleft() if self.queue else None
 
     def initial_dispatch(self, sms: list[StreamingMultiprocessor], blocks_per_sm: int, now: int) -> None:
+        k = 0
         for _ in range(blocks_per_sm):
             for sm in sms:
                 bid = self.next_block()
                 if bid is None:
                     return
-                sm.dispatch(bid, now)
+                sm.dispatch(bid, now + math.ceil(k * self.dispatch_interval))
+                k += 1
+
+    def complete(self, now: int) -> int:
+        """A block retires at ``now``: the cycle the scheduler has processed its completion."""
+        c = max(float(now), self.completion_free)
+        self.completion_free = c + self.completion_interval
+        done = math.ceil(c)
+        if done > self.last_completion:
+            self.last_completion = done
+        return done
 
 
 class GpuTimingModel:
@@ -63,8 +87,10 @@ class GpuTimingModel:
         self.progress = progress
         self.kernel = DecodedKernel(trace, gpu)
         self.n_pipes = len(SMSP_PIPES)
-        self.trace_pc: list[int] = trace.pc.tolist()
-        self.mem_slot: list[int] = trace.mem_slot.tolist()
+        # The order each warp issues its recorded instructions in (gpu.instruction_schedule).
+        pcs, slots = schedule_rows(trace, getattr(gpu, "instruction_schedule", "ptx"))
+        self.trace_pc: list[int] = pcs.tolist()
+        self.mem_slot: list[int] = slots.tolist()
         ws = trace.warp_start.tolist()
         self.warp_rows = [(ws[i], ws[i + 1]) for i in range(trace.n_warps)]
         order = np.lexsort((trace.warp_in_block, trace.warp_block))
@@ -78,7 +104,8 @@ class GpuTimingModel:
         self._age = 0
         self._progress_calls = 0
         self._progress_last = time.perf_counter()
-        self.block_scheduler = BlockScheduler(trace.n_blocks)
+        self.block_scheduler = BlockScheduler(trace.n_blocks, getattr(gpu, "block_dispatch_interval_cycles", 0.0),
+                                              getattr(gpu, "block_completion_interval_cycles", 0.0))
         self.sms: list[StreamingMultiprocessor] = []
         self.cycles = 0
 
@@ -91,9 +118,10 @@ class GpuTimingModel:
 
     def block_retired(self, sm: StreamingMultiprocessor, b, now: int) -> None:
         self.blocks_done += 1
+        done = self.block_scheduler.complete(now)
         bid = self.block_scheduler.next_block()
         if bid is not None:
-            sm.dispatch(bid, now)
+            sm.dispatch(bid, done)
 
     def tick_progress(self, now: int) -> None:
         self._progress_calls += 1
@@ -110,7 +138,7 @@ class GpuTimingModel:
         self.block_scheduler.initial_dispatch(self.sms, self.blocks_per_sm, self.gpu.kernel_launch_cycles)
         env.process(self._event_loop(env))
         env.run()
-        self.cycles = int(env.now)
+        self.cycles = max(int(env.now), self.block_scheduler.last_completion)
         if self.progress is not None:
             self.progress(self.cycles, self.blocks_done, self.block_scheduler.n_blocks)
         return self.cycles

@@ -14,7 +14,10 @@ from gpusim.timing.synthetic import ins, make_trace
 
 @pytest.fixture(scope="module")
 def small_h100():
-    return load_gpu("h100").replace(**{"sm.count": 2})
+    # Instant block dispatch/completion and program order: these tests check the stall bookkeeping in
+    # isolation (tests/timing/test_dispatch.py and test_schedule.py cover those mechanisms).
+    return load_gpu("h100").replace(**{"sm.count": 2, "block_dispatch_interval_cycles": 0.0,
+                                       "block_completion_interval_cycles": 0.0, "instruction_schedule": "ptx"})
 
 
 def mixed_program():
