@@ -42,26 +42,29 @@ def main() -> None:
     gpu = load_gpu(args.gpu)
     trace = streaming_trace(args.warps)
     n_sm = gpu.sm.count
-    miss_rates, hit_rates, prep = [], [], []
+    miss_rates, hit_rates, miss_cpu, hit_cpu, prep = [], [], [], [], []
     for _ in range(args.repeats):
         ms = MemorySystem(gpu)
         t0 = time.perf_counter()
         ms.prepare(trace)
         prep.append(time.perf_counter() - t0)
         access = ms.access
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for slot in range(args.warps):
             access(slot // 8, slot % n_sm, slot)
         miss_rates.append(args.warps / (time.perf_counter() - t0))
-        t0 = time.perf_counter()
+        miss_cpu.append(args.warps / (time.process_time() - c0))
+        t0, c0 = time.perf_counter(), time.process_time()
         for slot in range(args.warps):
             access(10**7 + slot // 8, slot % n_sm, slot)
         hit_rates.append(args.warps / (time.perf_counter() - t0))
+        hit_cpu.append(args.warps / (time.process_time() - c0))
     c = ms.counters()
-    print(f"gpu {args.gpu}, {args.warps} warp loads of 4 sectors, median of {args.repeats}")
-    print(f"prepare: {statistics.median(prep) * 1e3:.1f} ms")
-    print(f"access() streaming to DRAM: {statistics.median(miss_rates):,.0f} calls/s")
-    print(f"access() replay (L1 hits for the SM's own lines): {statistics.median(hit_rates):,.0f} calls/s")
+    med = statistics.median
+    print(f"gpu {args.gpu}, {args.warps} warp loads of 4 sectors, median of {args.repeats} (wall / CPU time)")
+    print(f"prepare: {med(prep) * 1e3:.1f} ms")
+    print(f"access() streaming to DRAM: {med(miss_rates):>10,.0f} calls/s wall {med(miss_cpu):>10,.0f} calls/s cpu")
+    print(f"access() L1 hits (replay):  {med(hit_rates):>10,.0f} calls/s wall {med(hit_cpu):>10,.0f} calls/s cpu")
     print(f"  dram bytes read {c['dram__bytes_read.sum']:.0f}, L1 hit rate {c['l1tex__t_sector_hit_rate.pct']:.1f}%")
 
 

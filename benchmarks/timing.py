@@ -31,6 +31,16 @@ the 256 matmul) -> 145 k/s (47e551f: hot-loop lookups bound once).  prepare() on
 0.9 s (f28e56d vectorised, bf1822f distinct shared rows once).  The streaming kernels are bound by the core's
 per-cycle warp scan (64 resident warps/SM, 16 per scheduler, mostly waiting on DRAM) and by warps bouncing
 between not_selected and lg_throttle on the LSU pipe, not by the memory system (~25% of their time).
+
+Tried and not kept (2026-11-21, interleaved A/B of ``simulate`` on saved traces, CPU time, 3 pairs each; patch
+kept out of the tree): per-cycle warp buckets for sub-partitions with >= 8 warps plus skipping the look at
+now+1 for a loser whose pipe is surely still busy (counters, stalls and hook streams verified identical on
+every program's small size x {gto, lrr, two_level} x {h100, a100}, matmul 256, probe, vector_add 2^20).
+Medians base -> patched: matmul 110.2k -> 109.0k/s, gmem_stride_probe 50.5k -> 49.2k/s, vector_add 43.1k ->
+43.0k/s: noise.  py-spy showed the scan itself at ~10% of the core's time, but the bucket bookkeeping (heap,
+dict, slot sort) costs about as much.  The SM step schedule cannot shrink without changing results: SMs that
+step in the same cycle reach the shared memory system in the order they were last pushed, so every
+sub-partition look at now+1 (944 k looks for 688 k instructions on the probe) must stay.
 """
 from __future__ import annotations
 
