@@ -21,7 +21,8 @@ class ConstantCache:
     says), at the hit latency; a missing sector is fetched from L2 like a global load.
 
     Simplifies: params live in the same cache as ``__constant__`` data (the hardware's constant bank 0), so
-    the first read of a parameter misses to L2 just as a constant does; no separate immediate-constant cache.
+    the first read of a parameter misses to L2 just as a constant does (parameters are in L2 from the
+    launch, so that is an L2 hit: ``MemorySystem._install_params``); no separate immediate-constant cache.
     """
 
     def __init__(self, spec: ConstCacheSpec) -> None:
