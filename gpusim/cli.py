@@ -50,13 +50,22 @@ def _progress_printer(quiet: bool):
     return progress_bar()
 
 
+def _gpu(name: str, schedule: str | None):
+    """A preset name/path, or the loaded config with --schedule applied."""
+    if not schedule:
+        return name
+    from gpusim.config import load_gpu
+    return load_gpu(name, overrides={"instruction_schedule": schedule})
+
+
 def cmd_run(a) -> int:
     import gpusim
     kw = {}
     if a.budget:
         kw["budget"] = a.budget
     res = gpusim.run(a.source, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode, size=a.size,
-                     seed=a.seed, check=a.check, gpu=a.gpu, regs_per_thread=a.regs, scheduler=a.scheduler,
+                     seed=a.seed, check=a.check, gpu=_gpu(a.gpu, a.schedule), regs_per_thread=a.regs,
+                     scheduler=a.scheduler,
                      shared_mem=a.smem, progress=_progress_printer(a.quiet),
                      timeline=a.mode == "timing" and bool(getattr(a, "plot", None) or getattr(a, "trace_json", None)),
                      **kw)
@@ -177,7 +186,7 @@ def cmd_simulate(a) -> int:
     from gpusim.timing import simulate
     trace = KernelTrace.load(a.trace)
     for g in a.gpu or ["h100"]:
-        r = simulate(trace, g, scheduler=a.scheduler, regs_per_thread=a.regs,
+        r = simulate(trace, _gpu(g, a.schedule), scheduler=a.scheduler, regs_per_thread=a.regs,
                      progress=_progress_printer(a.quiet))
         print(f"== {g} ==")
         print(r.summary())
@@ -222,6 +231,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--gpu", default="h100", help="GPU preset name or a .toml file (default h100)")
     r.add_argument("--scheduler", help="warp scheduler policy: gto (default), lrr, two_level")
     r.add_argument("--regs", type=int, help="registers per thread (default: from the compiler, else estimated)")
+    r.add_argument("--schedule", choices=("hoist", "ptx"), help="instruction order the timing model issues: "
+                   "hoist (loads moved up as ptxas does; the presets' default) or ptx (program order)")
     r.add_argument("--check", action="store_true", help="compare the outputs with the program's numpy reference")
     r.add_argument("--json", metavar="FILE", help="write all counters as JSON")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -257,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--gpu", action="append", help="preset name or .toml (repeatable; default h100)")
     s.add_argument("--scheduler")
     s.add_argument("--regs", type=int)
+    s.add_argument("--schedule", choices=("hoist", "ptx"), help="instruction order (default: the preset's)")
     s.add_argument("--quiet", action="store_true")
     s.set_defaults(fn=cmd_simulate)
 

@@ -52,6 +52,17 @@ def test_trace_then_simulate_on_two_gpus(capsys, tmp_path):
     assert code == 0 and "== h100 ==" in out and "== a100 ==" in out
 
 
+def test_schedule_ptx_order_is_slower_than_hoisted_loads_on_the_naive_matmul(capsys, tmp_path):
+    cycles = {}
+    for order in ("ptx", "hoist"):
+        path = tmp_path / f"{order}.json"
+        code, _, _ = run_cli(capsys, "run", "matmul_naive", "--size", "small", "--schedule", order, "--quiet",
+                             "--json", str(path))
+        assert code == 0
+        cycles[order] = json.loads(path.read_text())["counters"]["gpc__cycles_elapsed.max"]
+    assert cycles["ptx"] > cycles["hoist"]
+
+
 def test_gpus_lists_the_presets(capsys):
     code, out, _ = run_cli(capsys, "gpus")
     assert code == 0 and "h100" in out and "pmpp-device-d" in out
