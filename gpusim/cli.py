@@ -154,7 +154,6 @@ def cmd_occupancy(a) -> int:
         regs = spec.registers(k.name)
         source = "ptxas (programs/registers.json)"
     if regs is None:
-        from gpusim.timing import estimate_regs_per_thread
         raise GpusimError(f"register count of '{k.name}' unknown: pass --regs N (compile with `gpusim compile` "
                           f"to record it)")
     smem = a.smem if a.smem is not None else k.shared_bytes

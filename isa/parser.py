@@ -137,6 +137,13 @@ class _Parser:
         v = _int_value(t)
         return -v if neg else v
 
+    def expect_align(self) -> int:
+        """The N of ``.align N``: a power of two."""
+        align = self.expect_int("an alignment")
+        if align <= 0 or align & (align - 1):
+            raise self.error(f"alignment must be a power of two, not {align}")
+        return align
+
     def expect_word(self, what: str) -> Tok:
         t = self.tok
         if t.kind != "word":
@@ -275,9 +282,7 @@ class _Parser:
         while self.tok.kind == "word" and self.tok.text.startswith("."):
             w = self.next().text
             if w == ".align":
-                align = self.expect_int("an alignment")
-                if align <= 0 or align & (align - 1):
-                    raise self.error(f"alignment must be a power of two, not {align}")
+                align = self.expect_align()
             elif w[1:] in ALL_TYPES:
                 vtype = w[1:]
             elif w in (".v2", ".v4"):
@@ -387,7 +392,7 @@ class _Parser:
         while self.tok.kind == "word" and self.tok.text.startswith("."):
             w = self.next().text
             if w == ".align":
-                align = self.expect_int("an alignment")
+                align = self.expect_align()
             elif w[1:] in ALL_TYPES and w != ".pred":
                 ptype = w[1:]
             elif w == ".ptr":
@@ -655,7 +660,6 @@ class _KernelBuilder:
 
     # -- decoding ------------------------------------------------------------------------------------------
     def finish(self) -> Kernel:
-        p = self.p
         _layout(self.shared_vars)
         _layout(self.local_vars)
         for idx, rec in enumerate(self.pending):
@@ -733,7 +737,6 @@ class _KernelBuilder:
     def decode_operands(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
         p = self.p
         base = ins.base
-        t = ins.type
         spaces = [m for m in ins.mods if m in ("global", "shared", "const", "local", "param")]
         if base in ("ld", "st", "atom", "red", "cvta"):
             if len(spaces) > 1:

@@ -20,7 +20,7 @@ order (races resolve in it); ``%clock`` counts emulator steps.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -391,7 +391,6 @@ class Emulator:
         rec_pc, rec_w, rec_act, rec_exe, rec_addr_step, rec_addr, rec_space = [], [], [], [], [], [], []
         handlers, kinds, is_control = ck.handlers, ck.kind, ck.is_control
         n_steps = 0
-        all_w = np.arange(W)
         pc_counts = stats.pc_warp_counts
 
         def settle(ws):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusim.errors import IllegalAddressError, UnsupportedError
+from gpusim.errors import UnsupportedError
 from gpusim.functional import floatops as fo
 from gpusim.functional.memory import (CONST_WINDOW, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
                                       window_space)
@@ -194,7 +194,6 @@ def _int_sat_s32(x64):
 
 def build_arith(ins: Instruction, ctx):
     b, t, mods = ins.base, ins.type, ins.mods
-    ops = ins.operands
     isf = t[0] == "f"
     rnd = _rounding(ins)
     if isf and t == "f64" and rnd != "rn" and b in ("add", "sub", "mul", "fma", "mad", "div", "sqrt", "rcp"):
@@ -602,7 +601,7 @@ def build_move(ins: Instruction, ctx):
 def _build_cvt(ins: Instruction, ctx):
     dtype_s, stype_s = ins.types
     mods = ins.mods
-    ddt, sdt = DT[dtype_s], DT[stype_s]
+    ddt = DT[dtype_s]
     ra = reader(ins.operands[1], stype_s, ctx)
     w = writer(ins.operands[0], dtype_s)
     sat = "sat" in mods
