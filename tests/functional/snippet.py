@@ -39,6 +39,12 @@ def _as_ptx_type(t):
     return t if isinstance(t, str) else PTX_OF[np.dtype(t)]
 
 
+def _element_pointer(name: str, t: str, mem_type: str) -> list[str]:
+    """PTX that sets %_p to the address of this thread's element (%_i) of the array parameter p_<name>."""
+    size = max(1, int(mem_type[1:]) // 8) if t != "pred" else 4
+    return [f"\tld.param.u64 %_p, [p_{name}];", f"\tmul.wide.u32 %_o, %_i, {size};", "\tadd.s64 %_p, %_p, %_o;"]
+
+
 def snippet_kernel(body: str, in_types: dict, out_types: dict, name: str = "snippet") -> str:
     params = [f".param .u64 p_{n}" for n in list(in_types) + list(out_types)]
     lines = [HEADER, f".visible .entry {name}(" + ", ".join(params) + ")", "{",
@@ -57,9 +63,7 @@ def snippet_kernel(body: str, in_types: dict, out_types: dict, name: str = "snip
     ]
     for n, t in in_types.items():
         mt = _MEM_TYPE.get(t, t)
-        size = max(1, int(mt[1:]) // 8) if t != "pred" else 4
-        lines += [f"\tld.param.u64 %_p, [p_{n}];", f"\tmul.wide.u32 %_o, %_i, {size};",
-                  "\tadd.s64 %_p, %_p, %_o;"]
+        lines += _element_pointer(n, t, mt)
         if t == "pred":
             lines += ["\tld.global.u32 %_v, [%_p];", f"\tsetp.ne.u32 %{n}, %_v, 0;"]
         else:
@@ -67,9 +71,7 @@ def snippet_kernel(body: str, in_types: dict, out_types: dict, name: str = "snip
     lines.append(body)
     for n, t in out_types.items():
         mt = _MEM_TYPE.get(t, t)
-        size = max(1, int(mt[1:]) // 8) if t != "pred" else 4
-        lines += [f"\tld.param.u64 %_p, [p_{n}];", f"\tmul.wide.u32 %_o, %_i, {size};",
-                  "\tadd.s64 %_p, %_p, %_o;"]
+        lines += _element_pointer(n, t, mt)
         if t == "pred":
             lines += [f"\tselp.u32 %_v, 1, 0, %{n};", "\tst.global.u32 [%_p], %_v;"]
         else:
