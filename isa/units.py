@@ -51,9 +51,26 @@ class LatencyClass(str, Enum):
 
 
 class MemSpace(str, Enum):
+    """The PTX state spaces a memory instruction names: the one vocabulary of the ISA table, the emulator,
+    the trace and the memory system. ``code`` is the small integer a trace stores per access (the order
+    below); ``GENERIC`` is resolved per lane to one of the others by the emulator, so a trace never holds it.
+    """
+
     GLOBAL = "global"
     SHARED = "shared"
     CONST = "const"
     LOCAL = "local"
     PARAM = "param"
-    GENERIC = "generic"   # resolved per lane to one of the above by the emulator
+    GENERIC = "generic"
+
+    @property
+    def code(self) -> int:
+        return _SPACE_CODES[self]
+
+    @staticmethod
+    def by_code(code: int) -> "MemSpace":
+        return _SPACES_BY_CODE[int(code)]
+
+
+_SPACES_BY_CODE = tuple(MemSpace)
+_SPACE_CODES = {s: i for i, s in enumerate(_SPACES_BY_CODE)}
