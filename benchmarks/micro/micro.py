@@ -18,6 +18,11 @@ them all in one device call, each under its own timeout):
   atomics   RED / ATOM / CAS / warp-aggregated throughput for one, a few, distinct coalesced and scattered
             addresses; the latency of one dependent atomic
   points    (ncu) counters at the sweep's saturation points and for the atomics
+  sweep2, latency2, carveout2, points2   second call: L2 sets read with blocks spread (no cross-SM coalescing),
+            one SM against the carve-out preference, the chaser's SM left idle, a finer carve-out grid, the
+            L2 request coalescer (lrc__*) and pending loads (sm__inst_pending_*)
+  sweep3, carveout3, points3             third call: one SM against eight L1 sizes and unseen carve-out launches,
+            each predicted before the call (predictions_campaign3.json); the loaded-latency kernel under ncu
 
 The ncu sections run ``ncu ... python3 micro.py launch SPEC.json`` (this file, ``launch``): the child
 launches each case once; ncu profiles only kernels named ``mb_*``.  A failed case or a metric this ncu
