@@ -48,3 +48,8 @@ class UnsupportedError(GpusimError, NotImplementedError):
 
 class ToolMissingError(GpusimError, RuntimeError):
     """An optional tool is not installed (NVRTC, CuPy, ncu, Dask): the message says how to install it."""
+
+
+class LaunchFileError(LaunchError):
+    """A launch file (``kernel.toml``) is missing, malformed or does not fit its kernel: the message starts
+    with the file and names the table, the entry and the key (``gemm.toml: [[args]] #3 'A': ...``)."""

@@ -14,3 +14,19 @@ class PtxError(GpusimError, ValueError):
     def __init__(self, file: str, line: int, col: int, reason: str):
         self.file, self.line, self.col, self.reason = file, line, col, reason
         super().__init__(f"{file}:{line}:{col}: {reason}")
+
+
+def read_text(path) -> str:
+    """The UTF-8 text of a source file; a byte that is not UTF-8 is a :class:`PtxError` at its line:col."""
+    from pathlib import Path
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PtxError(str(path), 0, 0, "no such file") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        col = e.start - (raw.rfind(b"\n", 0, e.start) + 1) + 1
+        raise PtxError(str(path), line, col, f"not UTF-8 text (byte 0x{raw[e.start]:02x}: {e.reason})") from None

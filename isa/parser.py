@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from isa.cfg import reconvergence_points
-from isa.errors import PtxError
+from isa.errors import PtxError, read_text
 from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, SPACE_LATENCY, SPECIAL_REGISTERS,
                          TYPE_BITS, VECTOR_SPECIALS)
 from isa.program import (Imm, Instruction, Kernel, Label, Mem, Module, Param, Reg, SpecialReg, SymbolAddr,
@@ -958,10 +958,4 @@ def parse_ptx(text: str, file: str = "<ptx>") -> Module:
 
 def load_ptx(path: str | Path) -> Module:
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise PtxError(str(path), 0, 0, "no such file") from None
-    except UnicodeDecodeError as e:
-        raise PtxError(str(path), 1, 1, f"not a text file ({e.reason})") from None
-    return parse_ptx(text, path.name)
+    return parse_ptx(read_text(path), path.name)

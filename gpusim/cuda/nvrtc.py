@@ -120,7 +120,8 @@ def _read_source(source: str | os.PathLike) -> tuple[str, str]:
         path = Path(source)
         if not path.is_file():
             raise GpusimError(f"CUDA source file not found: {path}")
-        return path.read_text(), path.name
+        from isa.errors import read_text
+        return read_text(path), path.name
     if not isinstance(source, str):
         raise GpusimError(f"compile_cuda expects a path or CUDA C text, not {type(source).__name__}")
     return source, "kernel.cu"
