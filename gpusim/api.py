@@ -1,8 +1,9 @@
 """The public Python API: :func:`run` a kernel in emulate or timing mode.
 
 ``gpusim.run(source, kernel=..., grid=..., block=..., args=[...], mode="emulate")`` where ``source`` is a
-path to a ``.ptx``/``.cu`` file or PTX text.  For a bundled program (``programs/``) every launch parameter
-not given comes from its manifest (``size=`` picks one of its named sizes).  The result keeps the
+path to a ``.ptx``/``.cu`` file or PTX text.  Every launch parameter not given comes from the kernel's launch
+file (``kernel.toml`` beside it, ``launch=`` another one; the bundled programs have theirs): ``size=`` picks
+one of its named sizes (or ``"n=5000"``: the default size with a parameter changed), ``seed=`` its inputs.  The result keeps the
 arguments after the launch (arrays come back as new arrays: the caller's are untouched), the module
 variables (``symbols``), emulation statistics, and in timing mode the timing result and its counters.
 """
@@ -36,11 +37,11 @@ class RunResult:
     stats: EmulationStats
     mode: str
     source: str
-    program: object = None          # programs.ProgramSpec for bundled programs
+    program: object = None          # the launch file's gpusim.launch.LaunchSpec, if any
     size: str | None = None
     trace: KernelTrace | None = None
     timing: object = None           # gpusim.timing.TimingResult
-    check: object = None            # programs CheckResult when check=True
+    check: object = None            # gpusim.launch.CheckResult when check=True
     gpu: object = None
     inputs: list | None = None      # the arguments as passed in (for references)
     _timeline: object = field(default=None, repr=False)   # gpusim.stats.timeline.Timeline, see .timeline
@@ -97,73 +98,121 @@ class RunResult:
         return "\n".join(lines)
 
 
-def load_module(source: str | Path, *, line_info: bool = True) -> tuple[Module, object]:
-    """Resolve a source (``.ptx`` path, ``.cu`` path, or PTX text) to a parsed module and its program spec."""
-    spec = None
+def load_module(source: str | Path, *, line_info: bool = True, launch: str | Path | None = None
+                ) -> tuple[Module, object]:
+    """Resolve a source (``.ptx`` path, ``.cu`` path, a bundled program's name, or PTX text) to a parsed
+    module and its launch file's spec (:class:`gpusim.launch.LaunchSpec`): ``launch`` if given, else the
+    ``.toml`` beside the source, else None."""
+    from gpusim import launch as launchfiles
+    spec = launchfiles.load(launch) if launch is not None else None
     text = source if isinstance(source, str) else None
     if isinstance(source, Path) or (isinstance(source, str) and ".entry" not in source and "\n" not in source):
         path = Path(source)
-        spec = _find_program(path)
+        if spec is None:
+            spec = _find_program(path)
+        bundled_ptx = _bundled_ptx(path)
         if path.suffix == ".cu":
-            if spec is not None and spec.ptx_path is not None and Path(spec.ptx_path).exists() and \
-                    (not path.exists() or _same_file(path, spec.cu_path)):
-                return load_ptx(spec.ptx_path), spec
+            if bundled_ptx is not None:
+                return load_ptx(bundled_ptx), spec
             if not path.exists():
                 raise GpusimError(f"{path}: no such file")
             from gpusim.cuda import compile_cuda
             compiled = compile_cuda(path, line_info=line_info)
             return parse_ptx(compiled.ptx, path.name), spec
-        if path.suffix == ".ptx" or path.exists():
-            if not path.exists() and spec is not None and spec.ptx_path is not None:
-                path = Path(spec.ptx_path)
+        if path.exists():
             return load_ptx(path), spec
-        if spec is not None and spec.ptx_path is not None:
-            return load_ptx(spec.ptx_path), spec
+        if bundled_ptx is not None:
+            return load_ptx(bundled_ptx), spec
         raise GpusimError(f"{source}: no such file (expected a .ptx or .cu file, a bundled program name, "
                           f"or PTX text)")
     if text is None:
         raise GpusimError(f"source must be a path or PTX text, not {type(source).__name__}")
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
-    return parse_ptx(text, f"<ptx {digest}>"), None
+    return parse_ptx(text, f"<ptx {digest}>"), spec
 
 
-def _same_file(a: Path, b) -> bool:
-    try:
-        return b is not None and Path(a).resolve() == Path(b).resolve()
-    except OSError:
-        return False
-
-
-def _find_program(path: Path):
-    """The bundled program a path names: the bundled file itself, or a bare program name (``matmul_tiled``).
-    A user's own file that merely shares a name with a bundled one is not given its manifest."""
+def _bundled():
     try:
         import programs
     except ImportError:
         return None
-    try:
-        spec = programs.find(path)
-    except Exception:  # noqa: BLE001 - an unknown path is simply not a bundled program
-        return None
-    if spec is None:
+    return programs
+
+
+def _bundled_ptx(path: Path) -> Path | None:
+    """The checked-in PTX of a bundled program (``programs/`` or ``programs/suites/*/``) that ``path`` names:
+    its ``.cu`` (run without a CUDA compiler), its ``.ptx``, or a bare program name."""
+    programs = _bundled()
+    if programs is None or path.suffix not in ("", ".cu", ".ptx"):
         return None
     if not path.exists():
-        return spec
-    bundled = [p for p in (spec.cu_path, spec.ptx_path) if p is not None]
-    return spec if any(_same_file(path, b) for b in bundled) else None
+        if path.suffix == "" and programs.find(path) is not None:
+            return programs.find(path).ptx_path
+        return None
+    ptx = path.with_suffix(".ptx")
+    try:
+        inside = path.resolve().parent == programs.HERE or path.resolve().parent.parent == programs.SUITES
+    except OSError:
+        return None
+    return ptx if inside and ptx.exists() else None
+
+
+def _find_program(path: Path):
+    """The launch file of a source: the ``.toml`` beside a ``.cu``/``.ptx`` file, or a bundled program's by
+    its bare name (``matmul_tiled``)."""
+    from gpusim import launch as launchfiles
+    beside = launchfiles.find(path)
+    if beside is not None:
+        return launchfiles.load(beside)
+    programs = _bundled()
+    if programs is not None and path.suffix == "" and not path.exists():
+        return programs.find(path)
+    return None
+
+
+def _no_launch_file(source) -> str:
+    if isinstance(source, (str, Path)) and Path(source).suffix in (".cu", ".ptx"):
+        toml = Path(source).with_suffix(".toml")
+        return (f"{source}: no launch file says how to launch it ({toml} does not exist): write one with "
+                f"`gpusim init {source}` and edit it, or name one with --launch FILE (in Python: launch=, or "
+                f"grid=, block= and args=)")
+    return "grid, block and args are required for PTX text (or name a launch file with launch=)"
+
+
+def _cuda_params(source, spec, kernel_name: str):
+    """The kernel's parameters from its CUDA C signature (for names), when the source is CUDA C."""
+    from gpusim.launch import cuda_kernels
+    cu = Path(source) if isinstance(source, (str, Path)) and str(source).endswith(".cu") else None
+    if cu is None and spec is not None:
+        cu = spec.cu_path
+    if cu is None or not cu.is_file():
+        return None
+    try:
+        from isa.errors import read_text
+        found = cuda_kernels(read_text(cu))
+    except GpusimError:
+        return None
+    if kernel_name in found:
+        return found[kernel_name]
+    demangled = [k for k in found if kernel_name.startswith(f"_Z{len(k)}{k}")]
+    return found[demangled[0]] if len(demangled) == 1 else None
 
 
 def run(source, kernel: str | None = None, grid=None, block=None, args: list | None = None, *,
-        mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
+        launch: str | Path | None = None, mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
         seed: int = 0, check: bool = False, gpu="h100", regs_per_thread: int | None = None,
         scheduler: str | None = None, budget: int = DEFAULT_BUDGET, record_trace: bool | None = None,
         progress=None, hooks=None, timeline: bool = False) -> RunResult:
-    """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing".
+    """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing";
+    ``launch`` names a launch file (default: the ``.toml`` beside the source).
     ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.stats.timeline`) during the run."""
     if mode not in MODES:
         raise LaunchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    module, spec = load_module(source)
-    inputs = None
+    budget = DEFAULT_BUDGET if budget is None else budget
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise LaunchError(f"budget must be a positive number of warp instructions, not {budget!r}")
+    module, spec = load_module(source, launch=launch)
+    generated = False
     if spec is not None and (grid is None or block is None or args is None):
         if size is None and args is None and (grid is not None or block is not None):
             # the launch was overridden: find (or derive) the problem size that fits it
@@ -182,15 +231,17 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         shared_mem = shared_mem if shared_mem is not None else launch.shared_mem
         if args is None:
             args = spec.make_args(sz, seed)
+            generated = True
             if symbols is None:
                 symbols = spec.make_symbols(sz, seed)
         size = sz
-    if grid is None or block is None:
-        raise LaunchError("grid and block are required (no manifest entry gives them for this source)")
-    if args is None:
-        raise LaunchError("args are required (no manifest entry gives them for this source)")
+    if grid is None or block is None or args is None:
+        raise LaunchError(_no_launch_file(source))
     inputs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    k = module.kernel(kernel)
+    from gpusim.launch import check_args, resolve_kernel
+    k = resolve_kernel(module, kernel)
+    if generated:
+        check_args(spec, k, _cuda_params(source, spec, k.name))
     if regs_per_thread is None and spec is not None:
         regs_per_thread = spec.registers(k.name)
     emu = Emulator(module, budget=budget)
@@ -204,9 +255,12 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
                     inputs=inputs)
     if check:
         if spec is None:
-            raise LaunchError("--check needs a bundled program's reference; this source has none")
+            raise LaunchError("--check needs a launch file with a [reference]; this source has none")
+        if spec.reference_function is None:
+            raise LaunchError(f"{spec.label} has no [reference], so there is nothing to check against: add one "
+                              f"(function = \"file.py:func\", tolerance = \"exact\" or {{ rtol = ..., atol = ... }})")
         ref = spec.reference(inputs, symbols or {}, size)
-        res.check = spec.check(out.args, ref)
+        res.check = spec.check(out.args, ref, out.symbols)
     if mode == "timing":
         from gpusim.timing import simulate
         res.gpu = gpu

@@ -1,15 +1,17 @@
-"""The bundled programs: the seed lectures' kernels as CUDA C + PTX, with a manifest to run and check them.
+"""The bundled programs: the seed lectures' kernels as CUDA C + PTX, each with a launch file beside it
+(``programs/<name>.toml``), and the validation suites (``programs/suites/<suite>/<name>.toml``).
 
     import programs
-    programs.names()                      # sorted program names (file stems)
-    spec = programs.get("matmul_tiled")   # a ProgramSpec; unknown names raise GpusimError
+    programs.names()                      # sorted bundled program names (file stems)
+    spec = programs.get("matmul_tiled")   # a LaunchSpec (gpusim.launch); unknown names raise GpusimError
     launch = spec.launch("small")         # Launch(kernel, grid, block, shared_mem)
     args = spec.make_args("small", seed=0)
     syms = spec.make_symbols("small", seed=0)
     ref = spec.reference(args, syms, "small")
     ... run the kernel ..., then spec.check(result_args, ref).ok
+    programs.suite_specs()                # [(suite folder, LaunchSpec)] of programs/suites/*/*.toml
 
-See ``programs/README.md`` for the table of programs and :mod:`programs.spec` for the types.
+The format of a launch file: ``programs/README.md`` ("Launch files"); the loader: :mod:`gpusim.launch`.
 """
 from __future__ import annotations
 
@@ -17,35 +19,45 @@ import os
 from pathlib import Path
 
 from gpusim.errors import GpusimError
-from programs.catalog import SPECS
-from programs.spec import CheckResult, Launch, ProgramSpec, Tolerance
+from gpusim.launch import CheckResult, Launch, LaunchSpec, Tolerance, load
 
-__all__ = ["names", "get", "find", "all_specs", "ProgramSpec", "Launch", "Tolerance", "CheckResult"]
+HERE = Path(__file__).resolve().parent
+SUITES = HERE / "suites"
+ProgramSpec = LaunchSpec
+
+__all__ = ["names", "get", "find", "all_specs", "suite_specs", "ProgramSpec", "LaunchSpec", "Launch", "Tolerance",
+           "CheckResult", "HERE", "SUITES"]
 
 
 def names() -> list[str]:
-    """Sorted names of the bundled programs (the file stems: ``programs/<name>.cu`` / ``.ptx``)."""
-    return sorted(SPECS)
+    """Sorted names of the bundled programs (the stems of ``programs/<name>.toml``)."""
+    return sorted(p.stem for p in HERE.glob("*.toml"))
 
 
-def all_specs() -> list[ProgramSpec]:
-    """Every program's spec, sorted by name."""
-    return [SPECS[n] for n in names()]
+def all_specs() -> list[LaunchSpec]:
+    """Every bundled program's spec, sorted by name."""
+    return [get(n) for n in names()]
 
 
-def get(name: str) -> ProgramSpec:
-    """The spec of program ``name``; raises :class:`GpusimError` listing the known names if there is none."""
-    try:
-        return SPECS[name]
-    except (KeyError, TypeError):
-        raise GpusimError(f"unknown program {name!r}; bundled programs: {', '.join(names())}") from None
+def get(name: str) -> LaunchSpec:
+    """The spec of bundled program ``name``; raises :class:`GpusimError` listing the known names if there is
+    none."""
+    path = HERE / f"{name}.toml" if isinstance(name, str) and name.isidentifier() else None
+    if path is None or not path.is_file():
+        raise GpusimError(f"unknown program {name!r}; bundled programs: {', '.join(names())}")
+    return load(path)
 
 
-def find(path: str | os.PathLike) -> ProgramSpec | None:
+def find(path: str | os.PathLike) -> LaunchSpec | None:
     """The spec of a bundled program given a path to (or the stem of) its ``.cu`` or ``.ptx`` file, matched
     by file name: ``programs/matmul_tiled.cu``, ``matmul_tiled.ptx`` and ``matmul_tiled`` all find
     ``matmul_tiled``.  None for any other file."""
     p = Path(path)
-    if p.suffix not in ("", ".cu", ".ptx"):
+    if p.suffix not in ("", ".cu", ".ptx") or not (HERE / f"{p.stem}.toml").is_file():
         return None
-    return SPECS.get(p.stem)
+    return get(p.stem)
+
+
+def suite_specs() -> list[tuple[str, LaunchSpec]]:
+    """``[(suite folder name, spec)]`` of every ``programs/suites/<suite>/*.toml``, sorted."""
+    return [(p.parent.name, load(p)) for p in sorted(SUITES.glob("*/*.toml"))]

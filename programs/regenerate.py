@@ -1,4 +1,5 @@
-"""Rebuild the checked-in PTX of every bundled program and ``registers.json``, reproducibly.
+"""Rebuild the checked-in PTX of every bundled program and the register counts in their launch files,
+reproducibly.
 
     python programs/regenerate.py            # rebuild everything (needs nvcc and ptxas, CUDA 13.0)
     python programs/regenerate.py --check    # rebuild into a temporary folder and report differences
@@ -11,15 +12,15 @@ For each ``programs/<name>.cu`` it runs exactly
 root.  nvcc writes the absolute path of the source into the ``.file`` directive; that one line is rewritten
 to the bare file name (``.file 1 "vector_add.cu"``: the source sits next to the PTX), so the output does not
 depend on where the repository is checked out.  Then it assembles every ``.ptx`` (generated and
-hand-written) with ``ptxas -arch=sm_90 -v`` and records registers per thread and static shared memory per
-kernel in ``registers.json``: ``{"kernel": {"registers": N, "shared_bytes": S, "source": "ptxas 13.0
--arch=sm_90"}}``, keys sorted, so the file only changes when a number does.
+hand-written) with ``ptxas -arch=sm_90 -v`` and writes the registers per thread of each kernel into the
+``registers = ...`` line of its launch file's ``[program]`` table (``registers = 12``, or ``registers = {
+matmul_tiled_16 = 32, matmul_tiled_32 = 32 }`` for a program of several kernels), so a launch file only
+changes when a number does.
 """
 from __future__ import annotations
 
 import argparse
 import difflib
-import json
 import re
 import shutil
 import subprocess
@@ -55,26 +56,42 @@ def build_ptx(cu: Path, out: Path) -> None:
     out.write_text(normalise_file_directives(out.read_text()))
 
 
-def registers_table(ptx_files: list[Path]) -> dict[str, dict]:
-    """``{kernel: {"registers", "shared_bytes", "source"}}`` from ``ptxas -v`` for all ``ptx_files``."""
+def registers_table(ptx_files: list[Path]) -> dict[str, int]:
+    """``{kernel: registers per thread}`` from ``ptxas -v`` for all ``ptx_files``."""
     sys.path.insert(0, str(ROOT))
-    from gpusim.cuda.ptxas import ptxas_resources, ptxas_version
+    from gpusim.cuda.ptxas import ptxas_resources
 
-    source = f"ptxas {ptxas_version()} -arch={ARCH_SASS}"
     table = {}
     for ptx in ptx_files:
         for kernel, res in ptxas_resources(ptx, arch=ARCH_SASS).items():
             if kernel in table:
                 raise SystemExit(f"kernel name {kernel!r} appears in two programs ({ptx.name})")
-            table[kernel] = {"registers": res.registers, "shared_bytes": res.shared_bytes, "source": source}
+            table[kernel] = res.registers
     return dict(sorted(table.items()))
 
 
+_REGISTERS_LINE = re.compile(r"^registers\s*=.*?(?=\s*#|$)", re.MULTILINE)
+
+
+def with_registers(toml_text: str, kernels: list[str], table: dict[str, int]) -> str:
+    """The launch file's text with its ``registers = ...`` line set from ``table`` for ``kernels``."""
+    if len(kernels) == 1:
+        value = str(table[kernels[0]])
+    else:
+        value = "{ " + ", ".join(f"{k} = {table[k]}" for k in kernels) + " }"
+    if not _REGISTERS_LINE.search(toml_text):
+        raise SystemExit("a launch file without a registers line in [program]")
+    return _REGISTERS_LINE.sub(f"registers = {value}", toml_text, count=1)
+
+
 def regenerate(dest: Path) -> list[Path]:
-    """Write every generated ``.ptx`` and ``registers.json`` into ``dest``; return the files written."""
+    """Write every generated ``.ptx`` and every launch file with its register counts into ``dest``; return
+    the files written."""
     for tool in ("nvcc", "ptxas"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not on the PATH: install the CUDA toolkit (13.0) to regenerate")
+    sys.path.insert(0, str(ROOT))
+    import programs
     written = []
     for cu in sorted(HERE.glob("*.cu")):
         out = dest / (cu.stem + ".ptx")
@@ -82,9 +99,13 @@ def regenerate(dest: Path) -> list[Path]:
         written.append(out)
     hand_written = [p for p in sorted(HERE.glob("*.ptx")) if not (HERE / (p.stem + ".cu")).exists()]
     table = registers_table(sorted(written + hand_written, key=lambda p: p.name))
-    reg = dest / "registers.json"
-    reg.write_text(json.dumps(table, indent=1) + "\n")
-    return written + [reg]
+    tomls = []
+    for name in programs.names():
+        spec = programs.get(name)
+        out = dest / f"{name}.toml"
+        out.write_text(with_registers(spec.path.read_text(), list(spec.kernels), table))
+        tomls.append(out)
+    return written + tomls
 
 
 def main(argv: list[str] | None = None) -> int:

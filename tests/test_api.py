@@ -64,7 +64,7 @@ def test_ptx_text_runs_and_the_callers_arrays_are_untouched():
     assert res.symbols["gain"] == np.float32(1.5)
 
 
-def test_bundled_program_by_name_takes_its_launch_and_inputs_from_the_manifest():
+def test_bundled_program_by_name_takes_its_launch_and_inputs_from_its_launch_file():
     res = gpusim.run("vector_add", size="small", mode="emulate", check=True)
     assert res.check.ok
     assert res.grid == (40, 1, 1) and res.block == (256, 1, 1)
@@ -130,8 +130,8 @@ def test_missing_file_is_a_clear_error(tmp_path):
         gpusim.run(str(tmp_path / "nothing.ptx"), grid=1, block=1, args=[])
 
 
-def test_a_users_file_named_like_a_bundled_program_does_not_get_its_manifest(tmp_path):
+def test_a_users_file_named_like_a_bundled_program_does_not_get_its_launch_file(tmp_path):
     mine = tmp_path / "vector_add.ptx"
     mine.write_text(SAXPY)
-    with pytest.raises(LaunchError, match="grid and block are required"):
+    with pytest.raises(LaunchError, match="vector_add.ptx: no launch file says how to launch it .*gpusim init"):
         gpusim.run(str(mine))

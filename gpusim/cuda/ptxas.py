@@ -2,9 +2,9 @@
 
 ``ptxas -arch=sm_90 -v`` prints, for each entry function, a line ``Compiling entry function 'NAME' for
 'sm_90'`` followed by ``Used N registers, ... S bytes smem ...``; this module runs it and parses those lines.
-It is what ``programs/regenerate.py`` uses to fill ``programs/registers.json`` (the numbers a real build
-would get); :func:`gpusim.cuda.compile_cuda` reads the same figures from an NVRTC cubin instead, so it
-needs no CUDA toolkit.
+It is what ``programs/regenerate.py`` uses to fill the ``registers`` of the programs' launch files (the
+numbers a real build would get); :func:`gpusim.cuda.compile_cuda` reads the same figures from an NVRTC cubin
+instead, so it needs no CUDA toolkit.
 """
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ def test_cubin_reader_rejects_non_elf():
 
 
 @pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas not installed")
-def test_ptxas_on_a_hand_written_program_matches_registers_json():
+def test_ptxas_on_a_hand_written_program_matches_its_launch_file():
     spec = programs.get("warp_vote")
     res = ptxas_resources(spec.ptx_path)
     assert res["warp_vote"].registers == spec.registers("warp_vote")

@@ -9,7 +9,10 @@ import programs
 
 def ref(name, args, params, symbols=None):
     """Call a program's reference with explicit size parameters (bypassing the named sizes)."""
-    return programs.get(name).reference_fn(args, symbols or {}, params)
+    spec = programs.get(name)
+    named = spec.reference_by_name(spec.inputs_by_name(args, symbols), params)
+    index = {e.name: i for i, e in enumerate(spec.args)}
+    return {index[k]: v for k, v in named.items()}
 
 
 def f32(*values):
