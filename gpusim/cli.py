@@ -11,12 +11,13 @@ import numpy as np
 from gpusim.errors import GpusimError
 
 EPILOG = """examples:
+  gpusim init my_kernel.cu && gpusim run my_kernel.cu --check # your kernel: write its launch file, edit, run
   gpusim run programs/matmul_tiled.cu                         # timing mode on the h100 preset (default)
   gpusim run programs/reduce_sequential.ptx --grid 64 --block 256 --mode emulate --check
   gpusim run programs/matmul_tiled.cu --gpu pmpp-device-d --scheduler lrr
   gpusim occupancy programs/matmul_tiled.cu --block 16x16 --gpu a100 --regs 33
   gpusim trace programs/reduce_sequential.cu -o red.trace && gpusim simulate red.trace --gpu h100 --gpu a100
-  gpusim programs                                             # the bundled programs
+  gpusim programs                                             # the bundled programs and the suites
 """
 
 
@@ -30,15 +31,40 @@ def _dims(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
+def _positive(text: str) -> int:
+    try:
+        v = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return v
+
+
+def _non_negative(text: str) -> int:
+    try:
+        v = int(text.replace("_", ""))
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, not {text!r}")
+    return v
+
+
 def _add_launch(p: argparse.ArgumentParser) -> None:
-    p.add_argument("source", help="a .ptx or .cu file, or a bundled program name (see `gpusim programs`)")
-    p.add_argument("--kernel", help="entry to run when the module has several (default: the manifest's)")
-    p.add_argument("--grid", type=_dims, help="grid size, e.g. 64 or 16x16 (default: the manifest's)")
-    p.add_argument("--block", type=_dims, help="block size, e.g. 256 or 16x16 (default: the manifest's)")
-    p.add_argument("--size", help="named problem size of a bundled program (e.g. small, default, large)")
+    p.add_argument("source", help="a .ptx or .cu file (its launch file is the .toml beside it), or a bundled "
+                                  "program name (see `gpusim programs`)")
+    p.add_argument("--launch", metavar="FILE", help="the launch file (default: the source's .toml beside it; "
+                                                    "write one with `gpusim init`)")
+    p.add_argument("--kernel", help="entry to run when the module has several (default: the launch file's)")
+    p.add_argument("--grid", type=_dims, help="grid size, e.g. 64 or 16x16 (default: the launch file's)")
+    p.add_argument("--block", type=_dims, help="block size, e.g. 256 or 16x16 (default: the launch file's)")
+    p.add_argument("--size", help="a named size of the launch file (e.g. small, default, large), or "
+                                  "KEY=VALUE[,KEY=VALUE] to change the default size's parameters (n=5000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
-    p.add_argument("--smem", type=int, default=None, metavar="BYTES", help="dynamic shared memory per block")
-    p.add_argument("--budget", type=int, default=None, metavar="N",
+    p.add_argument("--smem", type=_non_negative, default=None, metavar="BYTES",
+                   help="dynamic shared memory per block")
+    p.add_argument("--budget", type=_positive, default=None, metavar="N",
                    help="stop a runaway kernel after N warp instructions (default 500,000,000)")
 
 
@@ -61,9 +87,10 @@ def _gpu(name: str, schedule: str | None):
 def cmd_run(a) -> int:
     import gpusim
     kw = {}
-    if a.budget:
+    if a.budget is not None:
         kw["budget"] = a.budget
-    res = gpusim.run(a.source, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode, size=a.size,
+    res = gpusim.run(a.source, launch=a.launch, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode,
+                     size=a.size,
                      seed=a.seed, check=a.check, gpu=_gpu(a.gpu, a.schedule), regs_per_thread=a.regs,
                      scheduler=a.scheduler,
                      shared_mem=a.smem, progress=_progress_printer(a.quiet),
@@ -107,30 +134,58 @@ def _jsonable(v):
 
 def cmd_programs(a) -> int:
     import programs
-    rows = []
-    for name in programs.names():
-        spec = programs.get(name)
-        launch = spec.launch(spec.default_size)
-        src = (spec.cu_path.name if spec.cu_path else spec.ptx_path.name)
-        rows.append((name, launch.kernel, "x".join(map(str, launch.grid)), "x".join(map(str, launch.block)),
-                     spec.topic, src))
-    widths = [max(len(r[i]) for r in rows + [("program", "kernel", "grid", "block", "topic", "source")])
-              for i in range(6)]
-    head = ("program", "kernel", "grid", "block", "topic", "source")
-    print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+    rows = [_program_row(spec, "bundled") for spec in programs.all_specs()]
+    rows += [_program_row(spec, suite) for suite, spec in programs.suite_specs()]
+    head = ("program", "suite", "kernel", "grid", "block", "topic", "source")
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head) - 1)]
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths)) + "  " + head[-1])
     for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+    return 0
+
+
+def _program_row(spec, suite: str) -> tuple[str, ...]:
+    """One line of `gpusim programs`: the default size's launch, the topic (or description), the source."""
+    launch = spec.launch(spec.default_size)
+    kernel = launch.kernel or (spec.kernels[0] if len(spec.kernels) == 1 else "?")
+    src = spec.cu_path or spec.ptx_path
+    from gpusim.launch.spec import display_path
+    return (spec.name, suite, kernel, "x".join(map(str, launch.grid)), "x".join(map(str, launch.block)),
+            spec.topic or spec.description, display_path(src))
+
+
+def cmd_init(a) -> int:
+    from gpusim.launch.init import write_starting_file
+    out = write_starting_file(Path(a.source), a.kernel, Path(a.output) if a.output else None)
+    print(f"wrote {out}: edit the lines marked CHECK (shapes, sizes, grid), add a [reference] to check the "
+          f"results, then: gpusim run {a.source} --size small --check")
     return 0
 
 
 def cmd_compile(a) -> int:
     from gpusim.cuda import compile_cuda
-    out = compile_cuda(Path(a.source), line_info=not a.no_line_info)
-    target = Path(a.output) if a.output else Path(a.source).with_suffix(".ptx")
-    target.write_text(out.ptx)
+    source = Path(a.source)
+    target = Path(a.output) if a.output else Path(source.with_suffix(".ptx").name)
+    if target.exists() and not a.force:
+        raise GpusimError(f"{target} exists: pass -o FILE to write elsewhere, or --force to replace it")
+    out = compile_cuda(source, line_info=not a.no_line_info)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(with_file_directive(out.ptx, source, target))
     regs = ", ".join(f"{k}: {v if v is not None else '?'} registers" for k, v in out.kernels.items())
     print(f"wrote {target} ({'cached' if out.cached else 'compiled'}); {regs}")
     return 0
+
+
+def with_file_directive(ptx: str, source: Path, target: Path) -> str:
+    """``ptx`` with its ``.file`` directives naming ``source`` as seen from the PTX's folder (so that the
+    CUDA source view finds the file beside it, and the PTX holds no absolute path when they sit together)."""
+    import os
+    import re
+    try:
+        rel = Path(os.path.relpath(source.resolve(), target.resolve().parent)).as_posix()
+    except ValueError:          # another drive (Windows)
+        rel = source.resolve().as_posix()
+    return re.sub(r'^(\s*\.file\s+1\s+)"[^"]*"', lambda m: f'{m.group(1)}"{rel}"', ptx, count=1, flags=re.M)
 
 
 def cmd_occupancy(a) -> int:
@@ -143,7 +198,7 @@ def cmd_occupancy(a) -> int:
     block = a.block
     if block is None:
         if spec is None:
-            raise GpusimError("--block is required for a source without a manifest entry")
+            raise GpusimError("--block is required for a source without a launch file")
         block = spec.launch(spec.default_size).block
     tpb = 1
     for v in block:
@@ -152,7 +207,7 @@ def cmd_occupancy(a) -> int:
     source = "--regs"
     if regs is None and spec is not None:
         regs = spec.registers(k.name)
-        source = "ptxas (programs/registers.json)"
+        source = f"ptxas, from {spec.label}"
     if regs is None:
         raise GpusimError(f"register count of '{k.name}' unknown: pass --regs N (compile with `gpusim compile` "
                           f"to record it)")
@@ -171,8 +226,9 @@ def cmd_occupancy(a) -> int:
 
 def cmd_trace(a) -> int:
     import gpusim
-    res = gpusim.run(a.source, kernel=a.kernel, grid=a.grid, block=a.block, mode="emulate", size=a.size,
-                     seed=a.seed, record_trace=True, shared_mem=a.smem)
+    kw = {} if a.budget is None else {"budget": a.budget}
+    res = gpusim.run(a.source, launch=a.launch, kernel=a.kernel, grid=a.grid, block=a.block, mode="emulate",
+                     size=a.size, seed=a.seed, record_trace=True, shared_mem=a.smem, **kw)
     res.trace.meta.update({"program": a.source, "size": res.size, "seed": a.seed})
     out = res.trace.save(a.output)
     print(f"wrote {out}: kernel {res.kernel}, {res.trace.n_warps:,} warps, {res.trace.n_instructions:,} warp "
@@ -239,12 +295,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("compile", help="CUDA C -> PTX through NVRTC (needs: pip install -e .[cuda])")
     c.add_argument("source", help="a .cu file")
-    c.add_argument("-o", "--output", help="output .ptx (default: next to the source)")
+    c.add_argument("-o", "--output", help="output .ptx (default: <name>.ptx in the current directory)")
+    c.add_argument("--force", action="store_true", help="replace the output file if it exists")
     c.add_argument("--no-line-info", action="store_true", help="omit .loc line information")
     c.set_defaults(fn=cmd_compile)
 
-    pr = sub.add_parser("programs", help="list the bundled programs and their default launches")
+    pr = sub.add_parser("programs", help="list the bundled programs and the suites' (programs/suites/*/) with "
+                                         "their default launches")
     pr.set_defaults(fn=cmd_programs)
+
+    i = sub.add_parser("init", help="write a commented starting launch file (kernel.toml) for a kernel")
+    i.add_argument("source", help="a .cu or .ptx file")
+    i.add_argument("--kernel", help="the kernel, when the file has several")
+    i.add_argument("-o", "--output", help="the launch file (default: <source stem>.toml beside the source)")
+    i.set_defaults(fn=cmd_init)
 
     o = sub.add_parser("occupancy", help="theoretical occupancy and its limiting resource "
                                          "(= cudaOccupancyMaxActiveBlocksPerMultiprocessor)")
@@ -292,9 +356,27 @@ def main(argv: list[str] | None = None) -> int:
     except GpusimError as e:
         print(f"gpusim: error: {e}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return 0
+    except OSError as e:
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        print(f"gpusim: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("gpusim: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader went away (``gpusim sweep --dry-run | head``): stop quietly, and keep Python from
+    reporting the failed flush of stdout at exit."""
+    import os
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

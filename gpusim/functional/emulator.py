@@ -681,6 +681,8 @@ def _pack_scalar(a, p, i) -> bytes:
     t = p.type
     if isinstance(a, (bool, np.bool_)):
         a = int(a)
+    if isinstance(a, (str, bytes)):
+        raise LaunchError(f"argument {i} ({p.name}: .{t}) must be a number or numpy scalar, not the string {a!r}")
     if isinstance(a, np.ndarray) or not np.isscalar(a):
         raise LaunchError(f"argument {i} ({p.name}: .{t}) must be a number or numpy scalar, not {type(a).__name__}")
     dt = sem.DT.get(t)

@@ -154,16 +154,23 @@ class KernelTrace:
         if header.get("version") != TRACE_FORMAT_VERSION:
             raise GpusimError(f"{path}: trace format version {header.get('version')}, this gpusim reads "
                               f"version {TRACE_FORMAT_VERSION}; re-record it with `gpusim trace`")
-        instrs = [StaticInstr(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
-                  for d in header["instructions"]]
-        return cls(
-            kernel=header["kernel"], grid=tuple(header["grid"]), block=tuple(header["block"]),
-            shared_bytes=header["shared_bytes"], regs_per_thread=header["regs_per_thread"],
-            instructions=instrs, warp_block=z["warp_block"], warp_in_block=z["warp_in_block"],
-            warp_start=z["warp_start"], pc=z["pc"], active_mask=z["active_mask"], exec_mask=z["exec_mask"],
-            mem_slot=z["mem_slot"], addresses=z["addresses"], mem_space=z["mem_space"],
-            meta=header.get("meta", {}),
-        )
+        try:
+            instrs = [StaticInstr(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
+                      for d in header["instructions"]]
+            return cls(
+                kernel=header["kernel"], grid=tuple(header["grid"]), block=tuple(header["block"]),
+                shared_bytes=header["shared_bytes"], regs_per_thread=header["regs_per_thread"],
+                instructions=instrs, warp_block=z["warp_block"], warp_in_block=z["warp_in_block"],
+                warp_start=z["warp_start"], pc=z["pc"], active_mask=z["active_mask"], exec_mask=z["exec_mask"],
+                mem_slot=z["mem_slot"], addresses=z["addresses"], mem_space=z["mem_space"],
+                meta=header.get("meta", {}),
+            )
+        except KeyError as e:
+            raise GpusimError(f"{path}: a damaged gpusim trace file (no {e.args[0]!r} in it); re-record it with "
+                              f"`gpusim trace`") from None
+        except Exception as e:  # noqa: BLE001 - zlib.error, BadZipFile, TypeError: the arrays do not decode
+            raise GpusimError(f"{path}: a damaged gpusim trace file ({type(e).__name__}: {e}); re-record it with "
+                              f"`gpusim trace`") from None
 
 
 def _popcount32(x: np.ndarray) -> np.ndarray:

@@ -48,8 +48,12 @@ def _q(s: str) -> str:
 def starting_file(source: Path, kernel: str | None = None) -> str:
     """The text of a starting launch file for ``kernel`` of ``source``."""
     name, params = kernel_parameters(source, kernel)
-    sizes = [p.name for p in params if not p.pointer and p.dtype and p.dtype[0] in "iu" and SIZE_NAMES.match(p.name)]
+    ints = [p.name for p in params if not p.pointer and p.dtype and p.dtype[0] in "iu"]
+    sizes = [n for n in ints if SIZE_NAMES.match(n)]
     is_ptx = source.suffix == ".ptx"
+    size_of = {n: n for n in sizes}
+    if not sizes and len(ints) == 1:      # PTX names say nothing: one integer value is likely the size
+        size_of, sizes = {ints[0]: "n"}, ["n"]
     lines = [
         f"# Launch file for {source.name}: how `gpusim run {source.name}` launches kernel {name!r}, with which",
         "# inputs, and how `--check` checks the result. Written by `gpusim init`: check every guess marked",
@@ -85,7 +89,7 @@ def starting_file(source: Path, kernel: str | None = None) -> str:
         lines += ["", "[[args]]", f"name = {_q(p.name)}"]
         dtype = p.dtype or "float32"
         note = "" if p.dtype else f"      # CHECK: {p.ctype or 'this type'} is not a plain number"
-        if p.pointer or (is_ptx and p.dtype in ("uint64", "int64") and p.name not in sizes):
+        if p.pointer:
             if is_ptx:
                 dtype, note = "float32", "      # CHECK: a .u64 parameter: a pointer to what? (or a 64-bit value)"
             lines.append(f"dtype = {_q(dtype)}{note}")
@@ -99,9 +103,9 @@ def starting_file(source: Path, kernel: str | None = None) -> str:
                           'integers (low, high)', "low = 0.0", "high = 1.0"]
             else:
                 lines += ['fill = "integers"                # [low, high)', "low = 0", "high = 100"]
-        elif p.name in sizes:
-            lines += [f"dtype = {_q(dtype)}", f"value = {_q(p.name)}" + " " * max(1, 25 - len(p.name))
-                      + "# the size parameter"]
+        elif p.name in size_of:
+            lines += [f"dtype = {_q(dtype)}", f"value = {_q(size_of[p.name])}  # the size parameter"
+                      + ("" if size_of[p.name] == p.name else " (CHECK)")]
         else:
             value = "1.0" if dtype[0] == "f" else "1"
             lines += [f"dtype = {_q(dtype)}{note}", f"value = {value}" + " " * 24 + "# CHECK: a number or an expression"]

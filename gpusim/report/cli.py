@@ -22,8 +22,8 @@ def _window(text: str) -> tuple[int, int]:
 
 def _launch_kwargs(a) -> dict:
     kw = {"kernel": a.kernel, "grid": a.grid, "block": a.block, "size": a.size, "seed": a.seed,
-          "shared_mem": a.smem}
-    if getattr(a, "budget", None):
+          "shared_mem": a.smem, "launch": getattr(a, "launch", None)}
+    if getattr(a, "budget", None) is not None:
         kw["budget"] = a.budget
     return kw
 

@@ -9,7 +9,7 @@ EPILOG = """examples:
   gpusim sweep study.toml --workers 1                            # in this process, no Dask
   gpusim sweep study.toml --resume                               # skip the points already in the results
   gpusim sweep study.toml --dry-run                              # list the points, run nothing
-  gpusim sweep-plot results.csv --x regs_per_thread --y ipc --z size.tile
+  gpusim sweep-plot matmul_tile_regs.csv --x regs_per_thread --y ipc --z size.tile
 """
 
 
@@ -18,8 +18,8 @@ def register(subparsers) -> None:
     s = subparsers.add_parser("sweep", help="run a design-space study (sweep.toml) on Dask; results in one table",
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("spec", help="the study: a sweep.toml (see gpusim/sweep/spec.py for the format)")
-    s.add_argument("-o", "--output", help="results CSV (default: the toml's [sweep] output, else <name>.csv "
-                                          "next to it); its schema goes to <stem>.schema.json")
+    s.add_argument("-o", "--output", help="results CSV (default: the toml's [sweep] output, else <name>.csv, "
+                                          "in the current directory); its schema goes to <stem>.schema.json")
     where = s.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, metavar="N",
                        help="worker processes of the LocalCluster (default: the CPU count); 1 = in this process")
@@ -31,7 +31,7 @@ def register(subparsers) -> None:
                    help="file: workers read the trace files (shared file system; the local default); "
                         "data: the traces travel through Dask (the default with --scheduler)")
     s.add_argument("--dry-run", action="store_true", help="print the points and exit")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--quiet", action="store_true", help="no progress bar, no opening line")
     s.set_defaults(fn=cmd_sweep)
 
     p = subparsers.add_parser("sweep-plot", help="plot a sweep's results: a metric vs a parameter, or a heat map")
@@ -67,7 +67,8 @@ def cmd_sweep(a) -> int:
         if len(points) > 50:
             print(f"  ... {len(points) - 50} more")
         return 0
-    print(f"study {spec.name}: {len(points)} points on {spec.gpu} -> {spec.output}", file=sys.stderr)
+    if not a.quiet:
+        print(f"study {spec.name}: {len(points)} points on {spec.gpu} -> {spec.output}", file=sys.stderr)
     summary = run_sweep(spec, workers=a.workers, scheduler=a.scheduler, resume=a.resume,
                         retry_failed=a.retry_failed, progress=not a.quiet, trace_transport=a.trace_transport,
                         log=lambda m: print(f"gpusim: {m}", file=sys.stderr))

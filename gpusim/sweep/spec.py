@@ -5,7 +5,7 @@
     gpu = "pmpp-device-d"              # base preset name or a .toml path (relative to this file)
     combine = "grid"                   # "grid" (every combination of [vary]) or "zip" (lists side by side)
     seeds = [0]                        # input seeds (one trace per program x size x seed)
-    output = "results.csv"             # optional; default <name>.csv next to this file
+    output = "results.csv"             # optional; default <name>.csv; relative to the current directory
     budget = 50_000_000                # optional: emulator budget in warp instructions per trace
 
     [[programs]]                       # the workloads: every size of every program
@@ -251,7 +251,7 @@ def spec_from_dict(table: dict, *, source: str = "<dict>", base_dir: Path | None
         if not isinstance(metrics, list) or not all(isinstance(m, str) and m for m in metrics):
             raise err("metrics.collect", f"expected a list of counter names or globs, got {metrics!r}")
 
-    out = Path(output) if output is not None else base_dir / sw.get("output", f"{name}.csv")
+    out = Path(output) if output is not None else Path(sw.get("output", f"{name}.csv"))
     if output is None and not isinstance(sw.get("output", ""), str):
         raise err("sweep.output", f"expected a file name, got {sw.get('output')!r}")
     return SweepSpec(name=name, gpu=gpu, combine=combine, seeds=[int(s) for s in seeds], programs=programs,

@@ -24,6 +24,8 @@ ID_COLUMNS = ("point_id", "program", "size", "seed")
 STATUS_COLUMNS = ("status", "error")
 PROVENANCE_COLUMNS = ("gpusim_version", "preset", "gpu_name", "trace_digest") + RUN_COLUMNS
 SCHEMA_VERSION = 1
+#: What makes two runs the same study (a --resume must match): its name, base GPU and fixed overrides.
+IDENTITY = ("format", "study", "gpu", "gpu_overrides")
 
 
 def schema_path(csv_path: str | Path) -> Path:
@@ -133,6 +135,7 @@ class ResultStore:
         if exists and not resume:
             raise GpusimError(f"{self.path} exists: pass --resume to continue that study, or -o for a new file")
         if exists:
+            self._check_identity()
             self._reopen(retry_failed)
         else:
             with open(self.path, "w", newline="") as f:
@@ -142,6 +145,24 @@ class ResultStore:
         schema_path(self.path).write_text(json.dumps(schema, indent=1, default=str))
         self._fh = open(self.path, "a", newline="")
         self._writer = csv.DictWriter(self._fh, fieldnames=self.columns, extrasaction="ignore")
+
+    def _check_identity(self) -> None:
+        """Resume only this study's file: the schema beside it must name the same study, base GPU and
+        overrides (another study with the same columns would mix foreign rows into this one)."""
+        sp = schema_path(self.path)
+        try:
+            old = json.loads(sp.read_text())
+        except FileNotFoundError:
+            raise GpusimError(f"{self.path}: no {sp.name} beside it says which study wrote it; resume only a "
+                              f"study's own results, or write to a new file with -o") from None
+        except (ValueError, OSError) as e:
+            raise GpusimError(f"{sp}: not a results schema ({e}); write to a new file with -o") from None
+        mine = {k: self.schema.get(k) for k in IDENTITY}
+        theirs = {k: old.get(k) if isinstance(old, dict) else None for k in IDENTITY}
+        if json.loads(json.dumps(mine, default=str)) != json.loads(json.dumps(theirs, default=str)):
+            differ = ", ".join(f"{k} {theirs[k]!r} there, {mine[k]!r} here" for k in IDENTITY if theirs[k] != mine[k])
+            raise GpusimError(f"{self.path} holds the results of another study ({differ}); --resume continues "
+                              f"only the same study: write to a new file with -o")
 
     def _reopen(self, retry_failed: bool) -> None:
         raw = self.path.read_bytes()
