@@ -135,3 +135,10 @@ def test_a_users_file_named_like_a_bundled_program_does_not_get_its_launch_file(
     mine.write_text(SAXPY)
     with pytest.raises(LaunchError, match="vector_add.ptx: no launch file says how to launch it .*gpusim init"):
         gpusim.run(str(mine))
+
+
+def test_a_string_argument_names_the_parameter_and_its_type():
+    x = np.zeros(4, dtype=np.float32)
+    with pytest.raises(LaunchError, match=r"argument 3 \(\w+: .u32\) must be a number or numpy scalar, not the "
+                                          r"string '100'"):
+        gpusim.run("vector_add", grid=1, block=32, args=[x, x, x, "100"])

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from gpusim.cli import main
+
+ROOT_PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
 
 
 def run_cli(capsys, *argv):
@@ -82,3 +85,23 @@ def test_errors_exit_1_with_a_message(capsys, argv, message):
 def test_bad_dimension_syntax_is_rejected_by_argparse(capsys):
     with pytest.raises(SystemExit):
         main(["run", "vector_add", "--grid", "1x0"])
+
+
+def test_compiled_ptx_names_its_source_relative_to_where_it_is_written(tmp_path):
+    from gpusim.cli import with_file_directive
+    ptx = '\t.file\t1 "kernel.cu"\n\t.loc\t1 5 3\n'
+    assert with_file_directive(ptx, tmp_path / "src" / "k.cu", tmp_path / "out" / "k.ptx") == \
+        '\t.file\t1 "../src/k.cu"\n\t.loc\t1 5 3\n'
+    assert with_file_directive(ptx, tmp_path / "k.cu", tmp_path / "k.ptx") == '\t.file\t1 "k.cu"\n\t.loc\t1 5 3\n'
+
+
+def test_init_writes_a_launch_file_that_loads(tmp_path, capsys):
+    import shutil
+
+    from gpusim.launch import load
+    shutil.copy(ROOT_PROGRAMS / "blur.cu", tmp_path / "blur.cu")
+    assert main(["init", str(tmp_path / "blur.cu")]) == 0
+    spec = load(tmp_path / "blur.toml")
+    assert [e.name for e in spec.args] == ["in", "out", "width", "height"]
+    assert spec.sizes["small"] == {"width": 32, "height": 32} and spec.launch("small").grid == (2, 2, 1)
+    assert spec.args[0].fill == "integers" and spec.args[1].fill == "zeros" and spec.args[2].value == "width"

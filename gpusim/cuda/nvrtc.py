@@ -62,7 +62,8 @@ def _nvrtc():
     try:
         nvrtc.nvrtcVersion()
     except Exception as exc:  # the bindings are there but the library is not found
-        raise ToolMissingError(f"the NVRTC library could not be loaded ({exc}); {INSTALL_HINT}") from None
+        why = " ".join(str(exc).split())
+        raise ToolMissingError(f"the NVRTC library could not be loaded ({why}); {INSTALL_HINT}") from None
     return nvrtc
 
 

@@ -59,13 +59,29 @@ def to_csv(report) -> str:
     return buf.getvalue()
 
 
-def print_report(report, *, console=None, show_metric_names: bool = True) -> None:
+def _console(console=None):
+    """The given console, or one on stdout: as wide as the terminal, or unlimited when piped (so that tables
+    are never cut to "...")."""
     from rich.console import Console
+    if console is not None:
+        return console
+    console = Console()
+    return console if console.is_terminal else Console(width=100_000, soft_wrap=True)
+
+
+def _cell(v) -> str:
+    """A table cell's text with rich markup escaped (``sdata[t] += sdata[t + stride];`` stays as it is)."""
+    from rich.markup import escape
+    return escape(_fmt(v))
+
+
+def print_report(report, *, console=None, show_metric_names: bool = True) -> None:
+    from rich.markup import escape
     from rich.table import Table
-    console = console or Console()
-    head = f"[bold]{report.kernel}[/bold] on [bold]{report.gpu}[/bold]"
+    console = _console(console)
+    head = f"[bold]{escape(str(report.kernel))}[/bold] on [bold]{escape(str(report.gpu))}[/bold]"
     if report.program:
-        head += f"  (program {report.program}, size {report.size})"
+        head += escape(f"  (program {report.program}, size {report.size})")
     console.print(head)
     for s in report.sections:
         t = Table(title=s.name, title_style="bold cyan", title_justify="left", expand=False)
@@ -75,23 +91,23 @@ def print_report(report, *, console=None, show_metric_names: bool = True) -> Non
         if show_metric_names:
             t.add_column("Nsight metric", style="dim")
         for m in s.metrics:
-            row = [m.label, m.unit, _fmt(m.value)]
+            row = [escape(m.label), escape(m.unit), _cell(m.value)]
             if show_metric_names:
-                row.append(m.name)
+                row.append(escape(m.name))
             t.add_row(*row)
         if s.metrics:
             console.print(t)
         for tab in s.tables:
-            tt = Table(title=f"{s.name}: {tab.title}", title_style="cyan", title_justify="left")
+            tt = Table(title=escape(f"{s.name}: {tab.title}"), title_style="cyan", title_justify="left")
             for i, col in enumerate(tab.columns):
                 text = isinstance(tab.rows[0][i], str) if tab.rows else True
-                tt.add_column(col, justify="left" if text or not i else "right", no_wrap=text,
-                              overflow="ellipsis", max_width=40 if text else None)
+                tt.add_column(escape(col), justify="left" if text or not i else "right", no_wrap=text,
+                              overflow="ellipsis", max_width=40 if text and console.is_terminal else None)
             for r in tab.rows:
-                tt.add_row(*[_fmt(v) for v in r])
+                tt.add_row(*[_cell(v) for v in r])
             console.print(tt)
         for n in s.notes:
-            console.print(f"  [dim]{n}[/dim]")
+            console.print(f"  [dim]{escape(n)}[/dim]")
 
 
 def compare_table(reports, metrics) -> tuple[list[str], list[list]]:
@@ -116,9 +132,9 @@ def _lookup(report, name):
 
 
 def print_compare(reports, metrics, *, console=None) -> None:
-    from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
-    console = console or Console()
+    console = _console(console)
     cols, rows = compare_table(reports, metrics)
     k = reports[0].kernel if reports else ""
     t = Table(title=f"{k}: " + " vs ".join(r.gpu for r in reports), title_style="bold cyan", title_justify="left")
@@ -128,7 +144,7 @@ def print_compare(reports, metrics, *, console=None) -> None:
         t.add_column(g, justify="right")
     t.add_column("Nsight metric", style="dim")
     for r in rows:
-        t.add_row(r[1], r[2], *[_fmt(v) for v in r[3:]], r[0])
+        t.add_row(escape(r[1]), escape(r[2]), *[_cell(v) for v in r[3:]], escape(r[0]))
     console.print(t)
 
 

@@ -105,3 +105,11 @@ def test_progress_bar_forced():
     cb(100, 1, 4)
     cb(500, 4, 4)          # closes itself
     assert progress_bar() is None or callable(progress_bar())
+
+
+def test_piped_report_keeps_source_brackets_and_whole_cells(capsys):
+    """Rich markup is escaped (``[t]`` is source text, not a style) and a piped report is not cut to '…'."""
+    assert main(["report", "reduce_interleaved", "--size", "small", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "sdata[t] += sdata[t + stride];" in out
+    assert "…" not in out and "gpc__cycles_elapsed.avg.per_second" in out
