@@ -1,0 +1,107 @@
+"""The README's generated blocks, made by running the commands they show.
+
+    python tools/readme_tables.py            # rewrite the blocks in README.md
+    python tools/readme_tables.py --check    # exit 1 and show the difference if README.md is out of date
+
+A block sits between ``<!-- generated: NAME -->`` and ``<!-- end generated: NAME -->`` in ``README.md``;
+its text is what the commands in it print, captured here (``tests/test_readme.py`` checks that the README
+holds exactly that, so a model change that moves a number fails until the README is regenerated).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import io
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+STUDY = "examples/sweeps/matmul_tile_regs.toml"
+
+
+def _gpusim(*argv: str) -> str:
+    """What ``gpusim ARGV`` prints on stdout (run in this process)."""
+    sys.path.insert(0, str(ROOT))
+    from gpusim.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = main(list(argv))
+    if code != 0:
+        raise SystemExit(f"gpusim {' '.join(argv)} exited with {code}")
+    return out.getvalue()
+
+
+def sweep_matmul_tile_regs() -> str:
+    """The register/occupancy study of the seeds: the tables `gpusim sweep-plot` prints for it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = str(Path(tmp) / "matmul_tile_regs.csv")
+        _gpusim("sweep", str(ROOT / STUDY), "--workers", "1", "--quiet", "-o", csv)
+        tables = {}
+        for y in ("blocks_per_sm", "ipc"):
+            text = _gpusim("sweep-plot", csv, "--x", "regs_per_thread", "--y", y, "--z", "size.tile",
+                           "-o", str(Path(tmp) / f"{y}.png"))
+            tables[y] = "\n".join(line for line in text.splitlines() if line.startswith("|"))
+    ipc16 = [float(c) for c in tables["ipc"].splitlines()[2].strip("|").split("|")[1:]]
+    fall = 100 * (1 - ipc16[-1] / ipc16[0])
+    return "\n".join([
+        "```",
+        f"gpusim sweep {STUDY}",
+        "gpusim sweep-plot matmul_tile_regs.csv --x regs_per_thread --y blocks_per_sm --z size.tile",
+        "gpusim sweep-plot matmul_tile_regs.csv --x regs_per_thread --y ipc --z size.tile",
+        "```", "",
+        "Blocks per SM:", "", tables["blocks_per_sm"], "",
+        "IPC:", "", tables["ipc"], "",
+        f"With 16x16 tiles, IPC at 33 registers is {fall:.0f}% below its value at 8 registers.",
+    ])
+
+
+def programs_table() -> str:
+    """One row per bundled program: its name and its topic (from its launch file)."""
+    sys.path.insert(0, str(ROOT))
+    import programs
+    rows = ["| program | lesson |", "| --- | --- |"]
+    rows += [f"| `{spec.name}` | {spec.topic} |" for spec in programs.all_specs()]
+    return "\n".join(rows)
+
+
+BLOCKS = {"programs": programs_table, "sweep-matmul-tile-regs": sweep_matmul_tile_regs}
+
+
+def render(text: str, names=None) -> str:
+    """``text`` (the README) with every generated block (or those in ``names``) made again."""
+    for name, make in BLOCKS.items():
+        if names is not None and name not in names:
+            continue
+        begin, end = f"<!-- generated: {name} -->", f"<!-- end generated: {name} -->"
+        pattern = re.compile(re.escape(begin) + r"\n(?:.*?\n)?" + re.escape(end), re.S)
+        if not pattern.search(text):
+            raise SystemExit(f"README.md has no block {begin} ... {end}")
+        body = make()
+        text = pattern.sub(lambda m: f"{begin}\n{body}\n{end}", text)
+    return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="report a difference instead of writing README.md")
+    a = ap.parse_args(argv)
+    old = README.read_text()
+    new = render(old)
+    if a.check:
+        if new != old:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "README.md",
+                                                       "generated"))
+            return 1
+        print("README.md is up to date")
+        return 0
+    README.write_text(new)
+    print("wrote README.md" if new != old else "README.md was up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
