@@ -2,7 +2,7 @@
 recorded references (``tests/golden/<gpu>/``) and compare the simulator with them.
 
 * :mod:`gpusim.hw.runner` -- one program on the real GPU through ``cupy.RawModule``: the checked-in PTX (or
-  the CUDA C through NVRTC), the manifest's seeded inputs and symbols, the same launch; outputs and kernel
+  the CUDA C through NVRTC), the launch file's seeded inputs and symbols, the same launch; outputs and kernel
   time (CUDA events, warm-up, median of repeats).
 * :mod:`gpusim.hw.ncu` -- the same launches once under ``ncu`` with the metric list the simulator mirrors;
   the CSV parsed into ``{metric: value}`` per launch.

@@ -4,7 +4,7 @@
     >>> r = run_on_gpu("matmul_tiled", size="small")        # checked-in PTX through cupy.RawModule
     >>> r.outputs[2], r.time_ms                              # arguments after the launch, median kernel time
 
-``source`` is a bundled program's name or file (``programs/matmul_tiled.cu``: its manifest gives the launch
+``source`` is a bundled program's name or file (``programs/matmul_tiled.cu``: its launch file gives the launch
 and inputs), or any ``.ptx``/``.cu`` file with ``kernel``, ``grid``, ``block`` and ``args`` given.
 ``backend="ptx"`` (default) loads the checked-in PTX (``cupy.RawModule(path=...)``, JIT-compiled by the
 driver, which is exactly what the simulator runs); ``backend="nvrtc"`` compiles the ``.cu`` with NVRTC.

@@ -475,6 +475,8 @@ class LaunchSpec:
         """Registers per thread of ``kernel`` (``[program] registers``, from ``ptxas -arch=sm_90 -v``), or
         None where the launch file does not say."""
         r = self.registers_table
+        if kernel is not None and kernel.startswith("_Z"):      # a C++ entry: its CUDA name
+            kernel = next((k for k in self.kernels if kernel.startswith(f"_Z{len(k)}{k}")), kernel)
         if isinstance(r, dict):
             if kernel is None:
                 kernel = self.launch().kernel

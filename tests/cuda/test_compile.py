@@ -74,7 +74,7 @@ def test_missing_file_and_bad_arch_are_clear_errors(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["matmul_tiled", "conv2d_tiled", "reduce_warp_shuffle", "histogram_smem"])
-def test_bundled_programs_compile_with_the_manifest_register_counts(name):
+def test_bundled_programs_compile_with_the_launch_files_register_counts(name):
     """NVRTC's cubin agrees with ptxas's register counts in the launch files (same compiler back end), and
     its static shared memory with the parsed PTX's."""
     from isa.parser import load_ptx

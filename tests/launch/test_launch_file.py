@@ -134,6 +134,7 @@ def test_the_contract_example_loads_and_launches(tmp_path):
     assert (lnch.kernel, lnch.grid, lnch.block, lnch.shared_mem) == ("gemm_kernel", (2, 4, 1), (32, 8, 1), 64)
     assert spec.launch("small").grid == (1, 1, 1)
     assert spec.kernels == ("gemm_kernel",)
+    assert spec.registers("_Z11gemm_kernelfPf") == 40 and spec.registers("other") is None
 
 
 def test_inputs_follow_the_contract_and_are_seeded(tmp_path):

@@ -1,7 +1,7 @@
 """Every bundled program runs in the functional emulator at its small sizes and matches its numpy reference.
 
 This is the end-to-end test of the foundation: the checked-in PTX goes through the parser and the SIMT
-emulator (``gpusim.run(..., mode="emulate")``) with the manifest's launch, inputs and ``__constant__``
+emulator (``gpusim.run(..., mode="emulate")``) with the launch file's launch, inputs and ``__constant__``
 symbols, and the outputs are compared under the program's tolerance.  The same cases pass on a real H100
 (``test_real_gpu.py``), so a failure here is the emulator's.
 """

@@ -1,6 +1,6 @@
 """Every bundled program on a real NVIDIA GPU (through CuPy) matches its numpy reference.
 
-This checks the manifest itself (launch shapes, argument lists, symbols, references, tolerances) against
+This checks the launch files themselves (launch shapes, argument lists, symbols, references, tolerances) against
 hardware, independently of gpusim's emulator: the checked-in PTX is loaded with ``cupy.RawModule``.
 Skipped without CuPy or a GPU.
 """
