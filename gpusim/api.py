@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusim.errors import GpusimError, LaunchError
+from gpusim.errors import USER_ERRORS, GpusimError, LaunchError
 from gpusim.functional.emulator import DEFAULT_BUDGET, EmulationStats, Emulator
 from gpusim.functional.trace import KernelTrace
 from isa.parser import load_ptx, parse_ptx
@@ -190,7 +190,7 @@ def _cuda_params(source, spec, kernel_name: str):
     try:
         from isa.errors import read_text
         found = cuda_kernels(read_text(cu))
-    except GpusimError:
+    except USER_ERRORS:
         return None
     if kernel_name in found:
         return found[kernel_name]

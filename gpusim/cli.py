@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusim.errors import GpusimError
+from gpusim.errors import USER_ERRORS, GpusimError
 
 EPILOG = """examples:
   gpusim init my_kernel.cu && gpusim run my_kernel.cu --check # your kernel: write its launch file, edit, run
@@ -51,7 +51,9 @@ def _non_negative(text: str) -> int:
     return v
 
 
-def _add_launch(p: argparse.ArgumentParser) -> None:
+def add_launch_options(p: argparse.ArgumentParser) -> None:
+    """The options that say which kernel to launch and how (source, launch file, kernel, grid, block, size,
+    seed, dynamic shared memory, budget): shared by every command that runs a kernel, the plugins' included."""
     p.add_argument("source", help="a .ptx or .cu file (its launch file is the .toml beside it), or a bundled "
                                   "program name (see `gpusim programs`)")
     p.add_argument("--launch", metavar="FILE", help="the launch file (default: the source's .toml beside it; "
@@ -280,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
     r = sub.add_parser("run", help="run a kernel (timing mode by default) and print its report")
-    _add_launch(r)
+    add_launch_options(r)
     r.add_argument("--mode", choices=("timing", "emulate"), default="timing",
                    help="timing: cycle-approximate model (default); emulate: functional only")
     r.add_argument("--gpu", default="h100", help="GPU preset name or a .toml file (default h100)")
@@ -322,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.set_defaults(fn=cmd_occupancy)
 
     t = sub.add_parser("trace", help="run functionally once and save the kernel trace to a file")
-    _add_launch(t)
+    add_launch_options(t)
     t.add_argument("-o", "--output", required=True, help="trace file to write (.trace, compressed npz)")
     t.set_defaults(fn=cmd_trace)
 
@@ -353,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return a.fn(a)
-    except GpusimError as e:
+    except USER_ERRORS as e:
         print(f"gpusim: error: {e}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -1,11 +1,14 @@
 """The error types gpusim raises.
 
-Every error a user can provoke with bad input is a subclass of :class:`GpusimError`, so a front end can catch
-one type and print ``str(err)``, which always says where (file:line:col, kernel/block/thread, config field)
-and what was expected.  ``isa`` defines the parser's error (:class:`isa.errors.PtxError`) as a subclass of
-:class:`GpusimError` too, so this module has no dependencies and sits below every package.
+Every error a user can provoke with bad input is a subclass of :class:`GpusimError`, or, for problems in
+PTX text and kernel names, of the ISA's own base :class:`isa.errors.IsaError` (``isa`` sits below gpusim and
+does not import it).  A front end catches both with one clause, ``except USER_ERRORS as err``, and prints
+``str(err)``, which always says where (``file.cu:line`` with the source line, or ``file.ptx:line:col``;
+kernel/block/thread; config field) and what was expected.
 """
 from __future__ import annotations
+
+from isa.errors import IsaError, KernelLookupError, PtxError
 
 
 class GpusimError(Exception):
@@ -53,3 +56,11 @@ class ToolMissingError(GpusimError, RuntimeError):
 class LaunchFileError(LaunchError):
     """A launch file (``kernel.toml``) is missing, malformed or does not fit its kernel: the message starts
     with the file and names the table, the entry and the key (``gemm.toml: [[args]] #3 'A': ...``)."""
+
+
+USER_ERRORS = (GpusimError, IsaError)
+"""Every error type a user can provoke: ``except USER_ERRORS`` in a front end, never a bare Exception."""
+
+__all__ = ["GpusimError", "ConfigError", "LaunchError", "KernelError", "IllegalAddressError",
+           "BarrierDeadlockError", "BudgetExceededError", "UnsupportedError", "ToolMissingError",
+           "LaunchFileError", "IsaError", "PtxError", "KernelLookupError", "USER_ERRORS"]

@@ -1,10 +1,17 @@
-"""The parser's error type: every problem in PTX text is reported as ``file:line:col: message``."""
+"""The errors of the ``isa`` package: it depends on nothing above it, so it has its own base class.
+
+:class:`IsaError` is the base of every error the ISA reports to a user (bad PTX text, an unknown kernel);
+``gpusim.errors.USER_ERRORS`` pairs it with gpusim's own base so that a front end catches every user error
+with one ``except`` clause.
+"""
 from __future__ import annotations
 
-from gpusim.errors import GpusimError
+
+class IsaError(Exception):
+    """Base class of every error the ``isa`` package reports to a user."""
 
 
-class PtxError(GpusimError, ValueError):
+class PtxError(IsaError, ValueError):
     """A syntax, declaration or type error in PTX text, or an unsupported construct.
 
     Attributes ``file``, ``line`` (1-based), ``col`` (1-based) and ``reason`` are kept for tools; ``str()``
@@ -14,6 +21,10 @@ class PtxError(GpusimError, ValueError):
     def __init__(self, file: str, line: int, col: int, reason: str):
         self.file, self.line, self.col, self.reason = file, line, col, reason
         super().__init__(f"{file}:{line}:{col}: {reason}")
+
+
+class KernelLookupError(IsaError, LookupError):
+    """A module has no kernel of the name asked for (or several, and none was named)."""
 
 
 def read_text(path) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from isa.errors import KernelLookupError
 from isa.opcodes import OpSpec
 from isa.units import LatencyClass, Unit
 
@@ -202,14 +203,13 @@ class Module:
         return max((v.offset + v.size_bytes for v in self.globals.values() if v.space == "const"), default=0)
 
     def kernel(self, name: str | None = None) -> Kernel:
-        from gpusim.errors import LaunchError
         if name is None:
             if len(self.kernels) == 1:
                 return next(iter(self.kernels.values()))
-            raise LaunchError(f"{self.source_name} has {len(self.kernels)} kernels "
+            raise KernelLookupError(f"{self.source_name} has {len(self.kernels)} kernels "
                               f"({', '.join(self.kernels)}): pick one with kernel=")
         try:
             return self.kernels[name]
         except KeyError:
-            raise LaunchError(f"{self.source_name} has no kernel '{name}'; it has: "
+            raise KernelLookupError(f"{self.source_name} has no kernel '{name}'; it has: "
                               f"{', '.join(self.kernels) or 'none'}") from None

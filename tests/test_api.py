@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import gpusim
-from gpusim.errors import GpusimError, LaunchError
+from gpusim.errors import USER_ERRORS, GpusimError, LaunchError
 
 SAXPY = """
 .version 8.0
@@ -126,7 +126,7 @@ def test_a_value_parameter_rejects_an_array_and_out_of_range_ints():
 
 
 def test_missing_file_is_a_clear_error(tmp_path):
-    with pytest.raises(GpusimError, match="no such file"):
+    with pytest.raises(USER_ERRORS, match="no such file"):
         gpusim.run(str(tmp_path / "nothing.ptx"), grid=1, block=1, args=[])
 
 

@@ -76,6 +76,7 @@ def test_gpus_lists_the_presets(capsys):
     (["run", "matmul_tiled", "--size", "huge"], "has no size 'huge'"),
     (["run", "matmul_tiled", "--gpu", "h900", "--size", "small"], "h900"),
     (["simulate", "nothing.trace"], "no such trace file"),
+    (["occupancy", "vector_add", "--kernel", "nope"], "no kernel 'nope'"),     # an isa error, caught too
 ])
 def test_errors_exit_1_with_a_message(capsys, argv, message):
     code, _, err = run_cli(capsys, *argv)

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpusim.errors import (BarrierDeadlockError, BudgetExceededError, IllegalAddressError, LaunchError,
-                           UnsupportedError)
+from gpusim.errors import (BarrierDeadlockError, BudgetExceededError, IllegalAddressError, KernelLookupError,
+                           LaunchError, UnsupportedError)
 from gpusim.functional import semantics as sem
 from gpusim.functional.memory import GLOBAL_BASE, DeviceMemory
 from gpusim.functional.trace import KernelTrace, StaticInstr, popcount32
@@ -37,6 +37,14 @@ _AR32 = np.arange(32, dtype=np.uint32)
 _BIG = np.iinfo(np.int64).max
 DEFAULT_BUDGET = 500_000_000   # warp instructions per launch
 CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt")
+
+
+def select_kernel(module: Module, name: str | None) -> Kernel:
+    """The kernel a launch names (or the module's only one): an unknown name is a :class:`LaunchError`."""
+    try:
+        return module.kernel(name)
+    except KernelLookupError as e:
+        raise LaunchError(str(e)) from None
 
 
 def dim3(x, what: str) -> tuple[int, int, int]:
@@ -171,7 +179,7 @@ class Emulator:
                shared_mem: int = 0, record: bool = False, regs_per_thread: int | None = None,
                progress=None) -> LaunchOutput:
         t0 = time.perf_counter()
-        k = self.module.kernel(kernel)
+        k = select_kernel(self.module, kernel)
         grid3 = dim3(grid, "grid")
         block3 = dim3(block, "block")
         tpb = block3[0] * block3[1] * block3[2]

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from gpusim.errors import LaunchError, LaunchFileError
+from gpusim.functional.emulator import select_kernel
 
 #: CUDA C scalar type -> numpy dtype name (the launch file's dtype)
 C_TYPES = {
@@ -76,14 +77,14 @@ def resolve_kernel(module, name: str | None):
     """The entry ``name`` names: exactly, or the C++-mangled entry of that function (``_Z4gemmPfS_i`` for
     ``gemm``); the only entry when ``name`` is None."""
     if name is None or name in module.kernels:
-        return module.kernel(name)
+        return select_kernel(module, name)
     mangled = [k for k in module.kernels if k.startswith(f"_Z{len(name)}{name}")]
     if len(mangled) == 1:
         return module.kernels[mangled[0]]
     if len(mangled) > 1:
         raise LaunchError(f"{module.source_name}: '{name}' is overloaded ({', '.join(mangled)}); name the "
                           f"entry exactly")
-    return module.kernel(name)   # raises, listing the entries
+    return select_kernel(module, name)   # raises, listing the entries
 
 
 def check_args(spec, kernel, cuda_params: list[KernelParam] | None = None) -> None:

@@ -72,10 +72,10 @@ def _progress(a):
 
 
 def register(subparsers) -> None:
-    from gpusim.cli import _add_launch
+    from gpusim.cli import add_launch_options
     r = subparsers.add_parser("report", help="Nsight-Compute-like report of a kernel (speed of light, occupancy, "
                                              "warp states, memory tables, source counters)")
-    _add_launch(r)
+    add_launch_options(r)
     r.add_argument("--gpu", default="h100", help="GPU preset name or .toml (default h100)")
     r.add_argument("--scheduler")
     r.add_argument("--regs", type=int)
@@ -87,7 +87,7 @@ def register(subparsers) -> None:
     r.set_defaults(fn=cmd_report)
 
     c = subparsers.add_parser("compare-configs", help="time one kernel on several GPU configs, metrics side by side")
-    _add_launch(c)
+    add_launch_options(c)
     c.add_argument("--gpu", action="append", help="preset name or .toml (repeat; default: h100 and a100)")
     c.add_argument("--format", choices=("table", "json", "csv"), default="table")
     c.add_argument("-o", "--output")

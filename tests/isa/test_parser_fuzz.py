@@ -1,12 +1,12 @@
 """Hypothesis drives the parser with mutated real programs: it must succeed or raise a documented
-GpusimError (PtxError for text problems), never any other exception."""
+PtxError, never any other exception."""
 import re
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpusim.errors import GpusimError
+from isa.errors import PtxError
 from isa.opcodes import OPCODES
 from isa.parser import parse_ptx
 
@@ -51,5 +51,5 @@ def mutated(draw):
 def test_mutated_programs_raise_only_documented_errors(text):
     try:
         parse_ptx(text, "fuzz.ptx")
-    except GpusimError as e:
+    except PtxError as e:
         assert str(e)
