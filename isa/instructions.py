@@ -1,0 +1,357 @@
+"""Instruction statements of a kernel body: parsed (guard, opcode, operands) as they are read, and decoded
+once every label is known: types and modifiers checked against the opcode table (:mod:`isa.opcodes`), each
+operand typed and checked against the register declarations, branch targets resolved to PCs.
+
+:class:`InstructionParser` is a mixin of the parser's kernel builder (``isa.parser``): it reads the
+builder's token stream ``p``, its ``registers``, ``labels``, ``params``, variables and current ``.loc``.
+"""
+from __future__ import annotations
+
+from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, SPACE_LATENCY, SPECIAL_REGISTERS,
+                         TYPE_BITS, VECTOR_SPECIALS)
+from isa.program import Imm, Instruction, Label, Mem, Reg, SpecialReg, SymbolAddr, Vec
+from isa.tokenizer import INT_KINDS, Tok, int_value
+
+
+class InstructionParser:
+    """Parsing and decoding of instruction statements (a mixin of the kernel builder)."""
+
+    def parse_instruction(self) -> None:
+        p = self.p
+        start = p.tok
+        guard = None
+        neg = False
+        if p.accept("@"):
+            neg = p.accept("!")
+            gt = p.expect_word("a guard predicate register")
+            guard = self.registers.lookup(gt.text)
+            if guard is None:
+                raise p.error(f"undeclared register {gt.text}", gt)
+            if guard.bits != 1:
+                raise p.error(f"guard {gt.text} must be a .pred register, it is .{guard.type}", gt)
+        op_tok = p.expect_word("an opcode")
+        operands = []
+        if p.tok.text != ";":
+            while True:
+                operands.append(self.parse_operand())
+                if not p.accept(","):
+                    break
+        if p.tok.text != ";":
+            raise p.error(f"expected ',' or ';' after an operand of {op_tok.text}, found "
+                          f"{p.tok.text!r}" if p.tok.kind != "eof" else "expected ';', found end of file")
+        p.next()
+        self.pending.append((op_tok, operands, guard, neg, start, self.loc))
+
+    def parse_operand(self):
+        """Returns a raw operand: ('reg', name, tok) / ('imm', Imm, tok) / ('mem', base, off, tok) / ..."""
+        p = self.p
+        t = p.tok
+        if t.text == "[":
+            p.next()
+            base = None
+            off = 0
+            if p.tok.kind == "word":
+                base = ("name", p.next())
+            elif p.tok.kind in INT_KINDS:
+                off = p.expect_int("an address")
+            else:
+                raise p.error(f"expected a register, variable or address inside [ ], found {p.tok.text!r}")
+            while p.tok.text in ("+", "-"):
+                sign = -1 if p.next().text == "-" else 1
+                off += sign * p.expect_int("an offset")
+            p.expect("]")
+            return ("mem", base, off, t)
+        if t.text == "{":
+            p.next()
+            items = []
+            while True:
+                if p.accept("_"):
+                    items.append(None)
+                else:
+                    items.append(self.parse_operand())
+                if not p.accept(","):
+                    break
+            p.expect("}")
+            return ("vec", items, t)
+        if t.text in ("-", "!") and p.peek().kind in ("int", "hex", "float", "fimm", "dimm"):
+            p.next()
+            inner = self.parse_operand()
+            return ("neg", inner, t)
+        if t.text == "!" and p.peek().kind == "word":
+            p.next()
+            return ("not", self.parse_operand(), t)
+        if t.kind in INT_KINDS:
+            p.next()
+            return ("imm", Imm(int_value(t)), t)
+        if t.kind == "float":
+            p.next()
+            return ("imm", Imm(float(t.text)), t)
+        if t.kind in ("fimm", "dimm"):
+            p.next()
+            return ("imm", Imm(int(t.text[2:], 16), True, 32 if t.kind == "fimm" else 64), t)
+        if t.kind == "word":
+            p.next()
+            if p.tok.text == "|" and t.text.startswith("%"):
+                p.next()
+                second = p.expect_word("a predicate register after '|'")
+                return ("pair", t, second, t)
+            if p.tok.text == "+" and not t.text.startswith("%"):
+                p.next()
+                off = p.expect_int("an offset")
+                return ("name", t, off)
+            return ("name", t, 0)
+        raise p.error(f"expected an operand, found {t.text!r}" if t.kind != "eof"
+                      else "expected an operand, found end of file")
+
+    def decode(self, pc: int, op_tok: Tok, raw_ops: list, guard, neg, start: Tok, loc) -> Instruction:
+        p = self.p
+        parts = op_tok.text.split(".")
+        base = parts[0]
+        spec = OPCODES.get(base)
+        if spec is None:
+            if base == "call":
+                raise p.error("device-function calls are not supported (compile with the calls inlined)", op_tok)
+            raise p.error(f"unknown opcode '{op_tok.text}'", op_tok)
+        types: list[str] = []
+        mods: list[str] = []
+        for s in parts[1:]:
+            if s in ALL_TYPES and s not in ("pred",) or (s == "pred" and base in ("mov", "vote", "and", "or",
+                                                                                 "xor", "not")):
+                types.append(s)
+            elif s in spec.modifiers or (s.startswith("v") and s in ("v2", "v4") and "v2" in spec.modifiers):
+                mods.append(s)
+            else:
+                raise p.error(f"unknown opcode '{op_tok.text}': '.{s}' is not a modifier or type of {base}",
+                              op_tok)
+        if base == "cvt":
+            if len(types) != 2:
+                raise p.error(f"cvt needs a destination and a source type, e.g. cvt.rn.f32.s32: '{op_tok.text}'",
+                              op_tok)
+        elif base == "set":
+            # set.CmpOp.dtype.stype: the destination type (u32, s32 or f32) comes before the source type
+            if len(types) != 2 or types[0] not in ("u32", "s32", "f32") or types[1] not in spec.types:
+                raise p.error(f"set needs a destination type (.u32, .s32 or .f32) and a source type, e.g. "
+                              f"set.lt.u32.s32: '{op_tok.text}'", op_tok)
+        elif spec.types:
+            if len(types) != 1:
+                raise p.error(f"'{op_tok.text}' needs exactly one type suffix (one of "
+                              f"{', '.join('.' + t for t in spec.types)})", op_tok)
+            if types[0] not in spec.types:
+                raise p.error(f"unknown opcode '{op_tok.text}': {base} does not take .{types[0]}", op_tok)
+        elif types:
+            raise p.error(f"'{op_tok.text}': {base} takes no type", op_tok)
+        mset = frozenset(mods)
+        ins = Instruction(pc, op_tok.text, base, spec, tuple(types), mset, (), guard, neg,
+                          line=op_tok.line, col=start.col)
+        if loc is not None:
+            ins.src_file = str(loc[0])  # a .file index until the module's .file directives are all read
+            ins.src_line = loc[1] or None
+        self.decode_operands(ins, raw_ops, op_tok)
+        unit, lat = spec.unit_and_latency(ins.type)
+        if base in ("ld", "st", "atom", "red"):
+            unit, lat = SPACE_LATENCY[ins.space or "generic"]
+        ins.unit, ins.latency_class = unit, lat
+        return ins
+
+    def decode_operands(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
+        p = self.p
+        base = ins.base
+        spaces = [m for m in ins.mods if m in ("global", "shared", "const", "local", "param")]
+        if base in ("ld", "st", "atom", "red", "cvta"):
+            if len(spaces) > 1:
+                raise p.error(f"'{ins.opcode}' names two state spaces", op_tok)
+            ins.space = spaces[0] if spaces else "generic"
+            if base == "cvta" and not spaces:
+                raise p.error("cvta needs a state space: cvta.global.u64 or cvta.to.global.u64", op_tok)
+            if base in ("atom", "red"):
+                ops = [m for m in ins.mods if m in ATOM_OPS]
+                if len(ops) != 1:
+                    raise p.error(f"'{ins.opcode}' needs one operation (.add, .cas, ...)", op_tok)
+        ins.vec = 4 if "v4" in ins.mods else 2 if "v2" in ins.mods else 1
+        if base == "setp":
+            cmps = [m for m in ins.mods if m in CMP_OPS]
+            if len(cmps) != 1:
+                raise p.error(f"'{ins.opcode}' needs one comparison (.eq, .lt, ...)", op_tok)
+            if any(m in BOOL_OPS for m in ins.mods) != (len(raw) == 4):
+                raise p.error(f"'{ins.opcode}': a .and/.or/.xor combination takes a third predicate operand "
+                              f"and only then", op_tok)
+        shape = ins.spec.operands.split()
+        need = [s for s in shape if not s.endswith("?")]
+        if not (len(need) <= len(raw) <= len(shape)):
+            want = f"{len(need)}" if len(need) == len(shape) else f"{len(need)} to {len(shape)}"
+            raise p.error(f"'{ins.opcode}' takes {want} operands, found {len(raw)}", op_tok)
+        ops = []
+        for k, r in enumerate(raw):
+            kind = shape[k].rstrip("?")
+            ops.append(self.operand(ins, k, kind, r))
+        ins.operands = tuple(ops)
+
+    def expected_type(self, ins: Instruction, k: int, kind: str) -> str:
+        """The PTX type an operand is read or written as."""
+        base, t = ins.base, ins.type
+        if kind == "p":
+            return "pred"
+        if base == "cvt":
+            return ins.types[0] if k == 0 else ins.types[1]
+        if base in ("mul", "mad") and "wide" in ins.mods and (k == 0 or (base == "mad" and k == 3)):
+            return {"s16": "s32", "u16": "u32", "s32": "s64", "u32": "u64"}.get(t, t)
+        if base in ("setp",) and k == 3:
+            return "pred"
+        if base == "selp" and k == 3:
+            return "pred"
+        if base in ("shl", "shr") and k == 2:
+            return "u32"
+        if base == "bfe" and k >= 2:
+            return "u32"
+        if base == "bfi" and k >= 3:
+            return "u32"
+        if base in ("popc", "clz") and k == 0:
+            return "u32"
+        if base == "testp" and k == 0:
+            return "pred"
+        if base == "vote":
+            if k == 1:
+                return "pred"
+            if k == 2:
+                return "b32"
+            return "b32" if "ballot" in ins.mods else "pred"
+        if base == "shfl" and k >= 2:
+            return "b32"
+        if base in ("bar", "barrier"):
+            return "u32"
+        if base == "set":
+            return "pred" if k == 3 else ins.types[0] if k == 0 else ins.types[1]
+        if base == "lop3" and k == 4:
+            return "b32"
+        return t or "b32"
+
+    def operand(self, ins: Instruction, k: int, kind: str, r):
+        p = self.p
+        tag = r[0]
+        tok = r[-1] if tag != "name" else r[1]
+        if kind == "l":
+            if tag != "name":
+                raise p.error(f"{ins.base} needs a label", tok)
+            name = r[1].text
+            if name not in self.labels:
+                raise p.error(f"label '{name}' not found", r[1])
+            ins.target = self.labels[name]
+            return Label(name)
+        if kind == "m":
+            if tag != "mem":
+                raise p.error(f"operand {k + 1} of {ins.opcode} must be a memory operand [address]", tok)
+            _, b, off, t0 = r
+            if b is None:
+                return Mem(None, off)
+            name_tok = b[1]
+            reg = self.registers.lookup(name_tok.text)
+            if reg is not None:
+                if reg.bits not in (32, 64):
+                    raise p.error(f"address register {reg.name} must be 32 or 64 bits", name_tok)
+                return Mem(reg, off)
+            if name_tok.text.startswith("%"):
+                raise p.error(f"undeclared register {name_tok.text}", name_tok)
+            self.check_symbol(ins, name_tok)
+            return Mem(SymbolAddr(name_tok.text), off)
+        expect = self.expected_type(ins, k, kind)
+        if tag == "vec":
+            if ins.base not in ("ld", "st") or ins.vec == 1:
+                raise p.error(f"a vector operand needs ld/st .v2/.v4, not {ins.opcode}", tok)
+            items = r[1]
+            if len(items) != ins.vec:
+                raise p.error(f"{ins.opcode} needs {ins.vec} registers in {{ }}, found {len(items)}", tok)
+            return Vec(tuple(None if it is None else self.operand(ins, k, "a", it) for it in items))
+        if tag == "pair":
+            if ins.base not in ("shfl", "setp"):
+                raise p.error("'|' pairs are only for setp and shfl destinations", tok)
+            first = self.reg_operand(ins, r[1], expect if ins.base != "setp" else "pred")
+            second = self.reg_operand(ins, r[2], "pred")
+            ins.pred_out = second
+            return first
+        if tag == "neg":
+            inner = r[1]
+            if inner[0] != "imm":
+                raise p.error("'-' must precede a number", tok)
+            im = inner[1]
+            if im.is_float_bits:
+                sign = 1 << (im.float_bits - 1)
+                return Imm(im.value ^ sign, True, im.float_bits)
+            return self.imm_operand(ins, Imm(-im.value), expect, tok)
+        if tag == "not":
+            raise p.error("'!' operands (negated predicates as sources) are not supported", tok)
+        if tag == "imm":
+            if kind in ("d", "p"):
+                raise p.error(f"operand {k + 1} of {ins.opcode} is a destination: it must be a register", tok)
+            return self.imm_operand(ins, r[1], expect, tok)
+        if tag == "mem":
+            raise p.error(f"operand {k + 1} of {ins.opcode} cannot be a memory operand", tok)
+        # a name: register, special register, or variable address
+        name_tok, off = r[1], r[2] if len(r) > 2 else 0
+        name = name_tok.text
+        if name.startswith("%"):
+            reg = self.registers.lookup(name)
+            if reg is not None:
+                return self.reg_operand(ins, name_tok, expect)
+            sbase, _, comp = name.partition(".")
+            if sbase in SPECIAL_REGISTERS:
+                if kind in ("d", "p"):
+                    raise p.error(f"{name} is read-only", name_tok)
+                if (sbase in VECTOR_SPECIALS) != bool(comp) or (comp and comp not in ("x", "y", "z")):
+                    raise p.error(f"special register {name}: expected {sbase}.x, .y or .z" if sbase in
+                                  VECTOR_SPECIALS else f"special register {sbase} has no components", name_tok)
+                return SpecialReg(sbase, comp)
+            raise p.error(f"undeclared register {name}", name_tok)
+        if kind in ("d", "p"):
+            raise p.error(f"operand {k + 1} of {ins.opcode} must be a register, found {name!r}", name_tok)
+        self.check_symbol(ins, name_tok)
+        return SymbolAddr(name, off)
+
+    def check_symbol(self, ins: Instruction, tok: Tok) -> None:
+        name = tok.text
+        if name in self.p.globals or any(v.name == name for v in self.shared_vars + self.local_vars +
+                                         self.p.shared_globals):
+            return
+        if any(prm.name == name for prm in self.params):
+            return
+        raise self.p.error(f"unknown variable '{name}' (not a declared .shared/.local/.const/.global variable "
+                           f"or parameter)", tok)
+
+    def reg_operand(self, ins: Instruction, tok: Tok, expect: str) -> Reg:
+        reg = self.registers.lookup(tok.text)
+        if reg is None:
+            raise self.p.error(f"undeclared register {tok.text}", tok)
+        if not _compatible(reg, expect, ins):
+            raise self.p.error(f"type mismatch: {ins.opcode} expects a .{expect} operand here, {reg.name} is "
+                               f".{reg.type}", tok)
+        return reg
+
+    def imm_operand(self, ins: Instruction, im: Imm, expect: str, tok: Tok) -> Imm:
+        if expect == "pred":
+            if ins.base == "mov" and not im.is_float_bits and im.value in (0, 1):
+                return im
+            raise self.p.error(f"{ins.opcode} expects a predicate register here, not a number", tok)
+        if im.is_float_bits and expect not in ("f32", "f64", "f16", "b32", "b64"):
+            raise self.p.error(f"float literal for a .{expect} operand of {ins.opcode}", tok)
+        if im.is_float_bits and TYPE_BITS.get(expect, 32) != im.float_bits and expect != "f16":
+            raise self.p.error(f"{im.float_bits}-bit float literal for a .{expect} operand of {ins.opcode}", tok)
+        if isinstance(im.value, float) and expect not in ("f32", "f64", "f16"):
+            raise self.p.error(f"float literal for a .{expect} operand of {ins.opcode}", tok)
+        return im
+
+
+def _compatible(reg: Reg, expect: str, ins: Instruction) -> bool:
+    if expect == "pred" or reg.bits == 1:
+        return expect == "pred" and reg.bits == 1
+    tb = TYPE_BITS[expect]
+    rb = reg.bits
+    relaxed = ins.base in ("ld", "st", "cvt", "atom", "red", "mov") and expect[0] in "sub"
+    if tb == 8:
+        tb = 16
+    if rb != tb and not (relaxed and rb >= tb):
+        return False
+    # float instruction types need float or bit-size registers; integer types need integer or bit registers
+    if expect[0] == "f" and reg.type[0] in "su":
+        return False
+    if expect[0] in "su" and reg.type[0] == "f":
+        return False
+    return True
