@@ -6,6 +6,7 @@
 * :func:`round_f64_to_f32` — float64 -> float32 in any of PTX's rounding modes (rn, rz, rm, rp).
 * :func:`add_f32_rounded` / :func:`mul_f32_rounded` — f32 add/mul in directed rounding modes.
 * :func:`flush_subnormals` — ``.ftz``: subnormal inputs and results become sign-preserving zero.
+* :func:`sat01` — ``.sat`` on floats: clamp to [0, 1], NaN to 0.
 
 f64 fused multiply-add has no exact numpy path: :func:`fma_f64` uses ``np.longdouble`` (x87 80-bit on
 x86-64), which is exact for the product's leading 64 bits and can differ from the GPU by one ulp in rare
@@ -127,3 +128,9 @@ def flush_subnormals(x: np.ndarray) -> np.ndarray:
     if sub.any():
         x = np.where(sub, np.copysign(np.zeros_like(x), x), x)
     return x
+
+
+def sat01(x) -> np.ndarray:
+    """``.sat``: clamp to [0.0, 1.0]; NaN becomes 0."""
+    x = np.asarray(x)
+    return np.where(np.isnan(x), x.dtype.type(0), np.clip(x, 0, 1)).astype(x.dtype)

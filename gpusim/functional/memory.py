@@ -16,26 +16,33 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpusim.errors import GpusimError
+from isa.units import MemSpace
 
 GLOBAL_BASE = 0x7F00_0000_0000      # first byte of the device heap (looks like a CUDA address)
-SHARED_WINDOW = 0x0100_0000_0000    # generic address of shared offset 0
-LOCAL_WINDOW = 0x0200_0000_0000     # generic address of local offset 0
-CONST_WINDOW = 0x0300_0000_0000     # generic address of const offset 0
-PARAM_WINDOW = 0x0400_0000_0000     # generic address of kernel parameter offset 0
+# generic address of offset 0 of each space other than global (whose generic addresses are its own)
+GENERIC_WINDOWS = {
+    MemSpace.SHARED: 0x0100_0000_0000,
+    MemSpace.LOCAL: 0x0200_0000_0000,
+    MemSpace.CONST: 0x0300_0000_0000,
+    MemSpace.PARAM: 0x0400_0000_0000,
+}
 WINDOW_SIZE = 0x0100_0000_0000
 
 GAP_BYTES = 256          # guard gap between allocations, so a small overrun is caught
 ALIGN_BYTES = 256        # cudaMalloc alignment
 
+# generic-window base by MemSpace code (0 for global), to turn generic addresses into state-space offsets
+WINDOW_BASE_BY_CODE = np.zeros(len(MemSpace), dtype=np.int64)
+for _space, _base in GENERIC_WINDOWS.items():
+    WINDOW_BASE_BY_CODE[_space.code] = _base
+
 
 def window_space(addr: np.ndarray) -> np.ndarray:
-    """Space code per generic address: 0 global, 1 shared, 2 const, 3 local, 4 param (MEM_SPACES order)."""
+    """:class:`~isa.units.MemSpace` code per generic address (global where no other window holds it)."""
     a = addr.astype(np.int64)
-    out = np.zeros(a.shape, dtype=np.uint8)
-    out[(a >= SHARED_WINDOW) & (a < SHARED_WINDOW + WINDOW_SIZE)] = 1
-    out[(a >= CONST_WINDOW) & (a < CONST_WINDOW + WINDOW_SIZE)] = 2
-    out[(a >= LOCAL_WINDOW) & (a < LOCAL_WINDOW + WINDOW_SIZE)] = 3
-    out[(a >= PARAM_WINDOW) & (a < PARAM_WINDOW + WINDOW_SIZE)] = 4
+    out = np.full(a.shape, MemSpace.GLOBAL.code, dtype=np.uint8)
+    for space, base in GENERIC_WINDOWS.items():
+        out[(a >= base) & (a < base + WINDOW_SIZE)] = space.code
     return out
 
 

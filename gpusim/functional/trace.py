@@ -15,7 +15,7 @@ field                 dtype       meaning
 ``exec_mask``         uint32[N]   lanes that executed it: active and guard predicate true
 ``mem_slot``          int32[N]    row into ``addresses`` for memory instructions, else -1
 ``addresses``         int64[M,32] per-lane byte address in its state space (-1: lane did not access)
-``mem_space``         uint8[M]    resolved state space of the access (index into ``MEM_SPACES``)
+``mem_space``         uint8[M]    resolved state space of the access (``isa.units.MemSpace`` code)
 ====================  ==========  =====================================================================
 
 ``instructions`` is a list of :class:`StaticInstr`: what the timing model needs to know of each PC (unit,
@@ -34,9 +34,12 @@ from pathlib import Path
 import numpy as np
 
 from gpusim.errors import GpusimError
+from isa.units import MemSpace
 
 TRACE_FORMAT_VERSION = 1
-MEM_SPACES = ("global", "shared", "const", "local", "param")
+# the spaces a trace holds, by MemSpace code (GENERIC is resolved by the emulator, so never stored)
+MEM_SPACES = tuple(MemSpace.by_code(c).value for c in range(len(MemSpace)) if MemSpace.by_code(c) is not
+                   MemSpace.GENERIC)
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ class StaticInstr:
     latency_class: str               # isa.units.LatencyClass value
     dst_regs: tuple[int, ...] = ()   # register ids written (ids are per kernel, dense from 0)
     src_regs: tuple[int, ...] = ()   # register ids read, including the guard predicate
-    mem_space: str | None = None     # one of MEM_SPACES, "generic", or None if not a memory instruction
+    mem_space: str | None = None     # a MemSpace value ("generic" included), or None if not a memory instruction
     access_bytes: int = 0            # bytes per lane (vector width x element size)
     is_load: bool = False
     is_store: bool = False

@@ -1,0 +1,89 @@
+"""Comparison and selection: ``setp set selp``.
+
+Integer comparisons use the instruction type's signedness (``lo ls hi hs`` are the unsigned names).  Float
+comparisons are ordered (false when either operand is NaN) unless their name ends in ``u`` (``equ ltu ...``:
+true on NaN); ``num``/``nan`` test for NaN operands.  ``setp`` may combine its result with a third predicate
+by ``.and/.or/.xor`` and write the complement to a second destination (``setp.lt.and.s32 p|q, a, b, c``:
+``q = !(a < b) & c``).  ``set`` writes all ones (``.f32``: 1.0f) or 0.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.functional import floatops as fo
+from gpusim.functional.operands import DT, reader, writer
+from gpusim.functional.registry import semantics
+from isa.program import Instruction
+
+
+def _compare(op: str, a, b, isf: bool):
+    a = np.asarray(a)
+    b = np.asarray(b)
+    base = op.rstrip("u") if op not in ("num", "nan") else op
+    unordered = isf and op.endswith("u") and op not in ("lo", "ls", "hi", "hs")
+    if op == "num":
+        return ~(np.isnan(a) | np.isnan(b))
+    if op == "nan":
+        return np.isnan(a) | np.isnan(b)
+    r = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+         "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal, "hi": np.greater,
+         "hs": np.greater_equal}[base](a, b)
+    if isf:
+        nan = np.isnan(a) | np.isnan(b)
+        r = (r | nan) if unordered else (r & ~nan)
+    return r
+
+
+
+@semantics("setp", "set", "selp")
+def build_compare(ins: Instruction, ctx):
+    b, t, mods = ins.base, ins.type, ins.mods
+    isf = t[0] == "f"
+    cmps = [m for m in mods if m in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu",
+                                     "ltu", "leu", "gtu", "geu", "num", "nan")]
+    cmp = cmps[0] if cmps else None   # selp has none
+    bops = [m for m in mods if m in ("and", "or", "xor")]
+    bop = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bops[0]] if bops else None
+    ra = reader(ins.operands[1], t, ctx)
+    rb = reader(ins.operands[2], t, ctx)
+    rc = reader(ins.operands[3], "pred", ctx) if len(ins.operands) > 3 else None
+    ftz = "ftz" in mods and t == "f32"
+    if b == "selp":
+        rs = reader(ins.operands[3], "pred", ctx)
+        w = writer(ins.operands[0], t)
+
+        def h_selp(fr, st):
+            sel = st.sel
+            w(fr, sel, np.where(rs(fr, sel), ra(fr, sel), rb(fr, sel)).astype(DT[t]))
+        return h_selp
+    if b == "setp":
+        w = writer(ins.operands[0], "pred")
+        wq = writer(ins.pred_out, "pred") if ins.pred_out is not None else None
+
+        def h_setp(fr, st):
+            sel = st.sel
+            x, y = ra(fr, sel), rb(fr, sel)
+            if ftz:
+                x, y = fo.flush_subnormals(np.asarray(x)), fo.flush_subnormals(np.asarray(y))
+            r = _compare(cmp, x, y, isf)
+            if bop is not None:
+                c = rc(fr, sel)
+                if wq is not None:
+                    wq(fr, sel, bop(~r, c))
+                r = bop(r, c)
+            elif wq is not None:
+                wq(fr, sel, ~r)
+            w(fr, sel, r)
+        return h_setp
+    # set: d = all ones / 1.0f
+    dtype_out = ins.types[0]
+    w = writer(ins.operands[0], "u32")
+    true_bits = np.uint32(0x3F800000) if dtype_out == "f32" else np.uint32(0xFFFFFFFF)   # 1.0f or all ones
+
+    def h_set(fr, st):
+        sel = st.sel
+        r = _compare(cmp, ra(fr, sel), rb(fr, sel), isf)
+        if bop is not None:
+            r = bop(r, rc(fr, sel))
+        w(fr, sel, np.where(r, true_bits, np.uint32(0)))
+    return h_set

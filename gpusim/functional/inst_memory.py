@@ -1,0 +1,178 @@
+"""Loads, stores and atomics: ``ld st atom red``.
+
+Every access goes through :class:`~gpusim.functional.addressing.MemOp` (address, space, alignment and bounds
+checks, the trace's addresses).  Vector accesses (``.v2/.v4``) move consecutive elements; ``_`` sinks are
+skipped.  Stores to ``.const``/``.param`` are rejected.  Atomics apply in lane order within a warp and in the
+emulator's warp order between warps (so ``atom.add`` returns a distinct old value to each lane, as on the
+GPU); they are allowed on ``.global`` and ``.shared``.  The memory-ordering qualifiers (``.relaxed``,
+``.acquire``, scopes) are accepted and have no effect: the emulator is sequentially consistent.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.functional.addressing import MemOp, elem_bytes
+from gpusim.functional.operands import DT, reader, writer
+from gpusim.functional.registry import semantics
+from isa.opcodes import ATOM_OPS
+from isa.program import Instruction, Vec
+from isa.units import MemSpace
+
+_READ_ONLY = (MemSpace.CONST, MemSpace.PARAM)
+_ATOMIC_SPACES = (MemSpace.GLOBAL, MemSpace.SHARED)
+
+
+@semantics("ld")
+def build_ld(ins: Instruction, ctx):
+    t = ins.type
+    elem = elem_bytes(t)
+    mo = MemOp(ins, ctx, elem)
+    dst = ins.operands[0]
+    regs = list(dst.items) if isinstance(dst, Vec) else [dst]
+    writers = [writer(r, t) if r is not None else None for r in regs]
+    dt = DT[t]
+    shift = elem.bit_length() - 1
+
+    def h_ld(fr, st):
+        addr, parts = mo.locate(fr, st)
+        for k, w in enumerate(writers):
+            if w is None:
+                continue
+            if len(parts) == 1:
+                space, where, buf, phys = parts[0]
+                val = buf.view(dt)[(phys + k * elem) >> shift]
+            else:
+                val = np.zeros(addr.shape, dtype=dt)
+                for space, where, buf, phys in parts:
+                    val[where] = buf.view(dt)[(phys + k * elem) >> shift]
+            w(fr, st.sel, val)
+    return h_ld
+
+
+@semantics("st")
+def build_st(ins: Instruction, ctx):
+    t = ins.type
+    elem = elem_bytes(t)
+    mo = MemOp(ins, ctx, elem)
+    src = ins.operands[1]
+    items = list(src.items) if isinstance(src, Vec) else [src]
+    readers = [reader(r, t, ctx) if r is not None else None for r in items]
+    dt = DT[t]
+    shift = elem.bit_length() - 1
+    if ins.space in ("const", "param"):
+        raise ctx.unsupported(ins, f"stores to .{ins.space} are not allowed")
+
+    def h_st(fr, st):
+        addr, parts = mo.locate(fr, st)
+        for k, r in enumerate(readers):
+            if r is None:
+                continue
+            val = np.asarray(r(fr, st.sel)).astype(dt, copy=False)
+            for space, where, buf, phys in parts:
+                if space in _READ_ONLY:
+                    raise ctx.address_error(fr, st, ins, 0, where, int(addr[0]), space,
+                                            f"store to read-only .{space.value} space")
+                v = val if (where is None or val.ndim == 0) else val[where]
+                buf.view(dt)[(phys + k * elem) >> shift] = v
+    return h_st
+
+
+@semantics("atom", "red")
+def build_atom(ins: Instruction, ctx):
+    t = ins.type
+    elem = elem_bytes(t)
+    mo = MemOp(ins, ctx, elem)
+    (op,) = [m for m in ins.mods if m in ATOM_OPS]
+    if op in ("min", "max") and t[0] == "f":
+        raise ctx.unsupported(ins, f"{ins.opcode}: float atomic min/max are not modelled")
+    is_red = ins.base == "red"
+    k0 = 1 if is_red else 2          # atom d, [m], a[, b]   /   red [m], a
+    rv = reader(ins.operands[k0], t, ctx)
+    rc = None
+    if op == "cas":
+        rc = rv
+        rv = reader(ins.operands[k0 + 1], t, ctx)
+    w = None if is_red else writer(ins.operands[0], t)
+    dt = DT[t]
+    shift = elem.bit_length() - 1
+
+    def h_atom(fr, st):
+        addr, parts = mo.locate(fr, st)
+        val = rv(fr, st.sel)
+        cmpv = rc(fr, st.sel) if rc is not None else None
+        result = np.zeros(addr.shape, dtype=dt)
+        for space, where, buf, phys in parts:
+            if space not in _ATOMIC_SPACES:
+                raise ctx.address_error(fr, st, ins, 0, where, int(addr[0]), space,
+                                        f"atomics on .{space.value} are not allowed")
+            v = val if (where is None or np.ndim(val) == 0) else np.asarray(val)[where]
+            c = cmpv if (cmpv is None or where is None or np.ndim(cmpv) == 0) else np.asarray(cmpv)[where]
+            old = atomic_rmw(buf.view(dt), phys >> shift, op, t, v, c)
+            if where is None:
+                result = old
+            else:
+                result[where] = old
+        if w is not None:
+            w(fr, st.sel, result)
+    return h_atom
+
+
+def _atomic_apply(op, t, old, val, cmpv=None):
+    dt = DT[t]
+    if op == "add":
+        return (old + val).astype(dt)
+    if op == "min":
+        return np.minimum(old, val)
+    if op == "max":
+        return np.maximum(old, val)
+    if op == "exch":
+        return np.broadcast_to(val, np.shape(old)).astype(dt)
+    if op == "cas":
+        return np.where(old == cmpv, val, old).astype(dt)
+    if op == "and":
+        return old & val
+    if op == "or":
+        return old | val
+    if op == "xor":
+        return old ^ val
+    if op == "inc":
+        return np.where(old >= val, dt(0), old + dt(1)).astype(dt)
+    if op == "dec":
+        return np.where((old == 0) | (old > val), val, old - dt(1)).astype(dt)
+    raise ValueError(op)
+
+
+def atomic_rmw(view, idx, op, t, val, cmpv=None):
+    """Apply an atomic op for all lanes in lane order; return the old value each lane saw."""
+    n = idx.size
+    dt = DT[t]
+    val = np.broadcast_to(np.asarray(val, dtype=dt), (n,))
+    cmpv = None if cmpv is None else np.broadcast_to(np.asarray(cmpv, dtype=dt), (n,))
+    uniq, inv, counts = np.unique(idx, return_inverse=True, return_counts=True)
+    if counts.max(initial=0) <= 1:
+        old = view[idx].copy()
+        view[idx] = _atomic_apply(op, t, old, val, cmpv)
+        return old
+    order = np.argsort(inv, kind="stable")
+    ginv = inv[order]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - starts[ginv]
+    old = np.empty(n, dtype=dt)
+    if op == "add" and dt().dtype.kind in "iu":
+        # integer addition is associative under wrap-around: old = initial + exclusive prefix sum
+        sv = val[order]
+        cs = np.cumsum(sv, dtype=dt)
+        excl = (cs - sv).astype(dt)
+        base = excl[starts][ginv]
+        init = view[uniq].copy()
+        old[order] = (init[ginv] + (excl - base)).astype(dt)
+        view[uniq] = (init + (cs[starts + counts - 1] - base[starts])).astype(dt)
+        return old
+    for r in range(int(counts.max())):
+        lanes = np.flatnonzero(rank == r)
+        i = idx[lanes]
+        o = view[i].copy()
+        old[lanes] = o
+        view[i] = _atomic_apply(op, t, o, val[lanes], None if cmpv is None else cmpv[lanes])
+    return old

@@ -1,0 +1,129 @@
+"""Moves and conversions: ``mov cvta cvt``.
+
+``mov`` copies bits (a register, an immediate, a special register, or the address of a variable).  ``cvta``
+converts between a state-space address and a generic one (adds or subtracts the space's window in the generic
+address space, see :mod:`gpusim.functional.memory`).  ``cvt`` converts between types: float to float in the
+given rounding (``.rni/.rzi/.rmi/.rpi`` round to an integral value), integer to float (``.rn`` default,
+directed modes exact through float64), float to integer always saturating with NaN -> 0, integer to integer
+truncating or sign/zero-extending (``.sat`` clamps); ``.ftz`` flushes subnormals, ``.sat`` on a float
+destination clamps to [0, 1].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.functional import floatops as fo
+from gpusim.functional.memory import GENERIC_WINDOWS
+from gpusim.functional.operands import DT, reader, writer
+from gpusim.functional.registry import semantics
+from isa.opcodes import TYPE_BITS
+from isa.program import Instruction
+from isa.units import MemSpace
+
+
+@semantics("mov")
+def build_mov(ins: Instruction, ctx):
+    t = ins.type
+    ra = reader(ins.operands[1], t, ctx)
+    w = writer(ins.operands[0], t)
+
+    def h_mov(fr, st):
+        sel = st.sel
+        w(fr, sel, ra(fr, sel))
+    return h_mov
+
+
+@semantics("cvta")
+def build_cvta(ins: Instruction, ctx):
+    t = ins.type
+    to = "to" in ins.mods
+    delta = GENERIC_WINDOWS.get(MemSpace(ins.space), 0)
+    ra = reader(ins.operands[1], t, ctx)
+    w = writer(ins.operands[0], t)
+    dt = DT[t]
+    d = dt(delta & ((1 << TYPE_BITS[t]) - 1))
+
+    def h_cvta(fr, st):
+        sel = st.sel
+        v = ra(fr, sel)
+        w(fr, sel, (v - d) if to else (v + d))
+    return h_cvta
+
+
+@semantics("cvt")
+def build_cvt(ins: Instruction, ctx):
+    dtype_s, stype_s = ins.types
+    mods = ins.mods
+    ddt = DT[dtype_s]
+    ra = reader(ins.operands[1], stype_s, ctx)
+    w = writer(ins.operands[0], dtype_s)
+    sat = "sat" in mods
+    ftz = "ftz" in mods
+    df, sf = dtype_s[0] == "f", stype_s[0] == "f"
+    iround = [m for m in mods if m in ("rni", "rzi", "rmi", "rpi")]
+    fround = [m for m in mods if m in ("rn", "rz", "rm", "rp")]
+    if df and sf:
+        rnd = fround[0] if fround else "rn"
+        if iround:
+            r = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[iround[0]]
+
+            def f(x):
+                y = r(np.asarray(x)).astype(ddt)
+                return y
+        elif TYPE_BITS[dtype_s] < TYPE_BITS[stype_s]:
+            if dtype_s == "f32" and rnd != "rn":
+                f = lambda x: fo.round_f64_to_f32(np.asarray(x, np.float64), rnd)
+            else:
+                f = lambda x: np.asarray(x).astype(ddt)
+        else:
+            f = lambda x: np.asarray(x).astype(ddt)
+    elif df:  # int -> float
+        rnd = fround[0] if fround else "rn"
+        if rnd != "rn" and dtype_s == "f32":
+            f = lambda x: fo.round_f64_to_f32(np.asarray(x).astype(np.float64), rnd)
+        else:
+            f = lambda x: np.asarray(x).astype(ddt)
+    elif sf:  # float -> int (always saturates in PTX; NaN -> 0)
+        r = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[iround[0] if iround else "rzi"]
+        info = np.iinfo(ddt)
+
+        def f(x):
+            x = np.asarray(x)
+            if ftz:
+                x = fo.flush_subnormals(x)
+            y = r(x.astype(np.float64))
+            y = np.where(np.isnan(y), 0, y)
+            lo, hi = float(info.min), float(info.max)
+            big = y >= hi
+            y = np.clip(y, lo, hi)
+            out = y.astype(np.int64 if info.min < 0 or info.bits < 64 else np.uint64)
+            if info.bits == 64:
+                out = np.where(big, info.max, out) if info.min < 0 else np.where(big, np.uint64(info.max),
+                                                                                  y.astype(np.uint64))
+            return np.asarray(out).astype(ddt)
+    else:  # int -> int
+        if sat:
+            info = np.iinfo(ddt)
+
+            def f(x):
+                x = np.asarray(x)
+                if x.dtype.kind == "u" and info.min < 0:
+                    return np.minimum(x, np.uint64(info.max)).astype(ddt)
+                xi = x.astype(np.int64) if x.dtype != np.uint64 else x
+                return np.clip(xi, max(info.min, np.iinfo(xi.dtype).min) if xi.dtype.kind == "i" else 0,
+                               info.max).astype(ddt)
+        else:
+            f = lambda x: np.asarray(x).astype(ddt)
+    g = f
+    if sat and df:
+        g = lambda x: fo.sat01(f(x))
+    if ftz and df and dtype_s == "f32":
+        g2 = g
+        g = lambda x: fo.flush_subnormals(np.asarray(g2(fo.flush_subnormals(np.asarray(x))
+                                                         if np.asarray(x).dtype.kind == "f" else x)))
+
+    def h_cvt(fr, st):
+        sel = st.sel
+        with np.errstate(all="ignore"):
+            w(fr, sel, g(ra(fr, sel)))
+    return h_cvt

@@ -1,0 +1,84 @@
+"""A kernel compiled for the emulator: a pre-bound handler per PC and the kernel's symbol table.
+
+:func:`compile_kernel` lays out the kernel's shared variables (static, then module-scope ``.shared``, then
+the dynamic ``extern`` array), gives every variable its address in its state space, and asks the
+instruction table (:mod:`gpusim.functional.registry`) for each instruction's handler, so that a kernel with
+an instruction gpusim has no semantics for is rejected before it runs, with its location.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpusim.functional import faults
+from gpusim.functional.recorder import static_instruction
+from gpusim.functional.registry import lookup
+from gpusim.functional.trace import StaticInstr
+from isa.program import Kernel, Module
+from isa.units import MemSpace
+
+
+class KernelContext:
+    """What a builder may ask about the kernel it compiles: symbol addresses and errors with locations."""
+
+    def __init__(self, kernel: Kernel, module: Module, symbols: dict[str, tuple[MemSpace, int]],
+                 shared_static_bytes: int):
+        self.kernel = kernel
+        self.module = module
+        self.table = symbols
+        self.shared_static_bytes = shared_static_bytes
+
+    def symbol(self, name: str) -> tuple[MemSpace, int]:
+        """(state space, address in it) of a variable or parameter."""
+        return self.table[name]
+
+    def unsupported(self, ins, msg: str):
+        return faults.unsupported(self.module, ins, msg)
+
+    def address_error(self, fr, st, ins, lane_pos, where, address, space, what):
+        return faults.illegal_address(self.module, self.kernel, fr, st, ins, lane_pos, where, address, space,
+                                      what)
+
+
+@dataclass
+class CompiledKernel:
+    kernel: Kernel
+    handlers: list            # per PC: h(fr, st)
+    is_control: list[bool]    # per PC: the handler moves the PC itself
+    ctx: KernelContext
+    static: list[StaticInstr]
+
+
+def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int]) -> CompiledKernel:
+    """Handlers for every instruction of ``k``; ``global_addr``: the launch's addresses of module globals."""
+    shared = {v.name: v.offset for v in k.shared_vars}
+    top = k.shared_bytes
+    dynamic = []
+    for v in module.shared_globals:
+        if v.size_bytes == 0:
+            dynamic.append(v)
+            continue
+        off = _align(top, v.align)
+        shared[v.name] = off
+        top = off + v.size_bytes
+    for v in dynamic:
+        shared[v.name] = _align(top, 16)
+    symbols: dict[str, tuple[MemSpace, int]] = {}
+    for space, layout in ((MemSpace.SHARED, shared),
+                          (MemSpace.CONST, {n: v.offset for n, v in module.globals.items() if v.space == "const"}),
+                          (MemSpace.GLOBAL, global_addr),
+                          (MemSpace.PARAM, {p.name: p.offset for p in k.params}),
+                          (MemSpace.LOCAL, {v.name: v.offset for v in k.local_vars})):
+        symbols.update({n: (space, a) for n, a in layout.items()})
+    ctx = KernelContext(k, module, symbols, top)
+    handlers, is_control = [], []
+    for ins in k.instructions:
+        row = lookup(ins)
+        if row is None:
+            raise ctx.unsupported(ins, f"no semantics for {ins.opcode}")
+        handlers.append(row.build(ins, ctx))
+        is_control.append(row.control)
+    return CompiledKernel(k, handlers, is_control, ctx, [static_instruction(i) for i in k.instructions])
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a

@@ -1,0 +1,173 @@
+"""The SIMT stack: how the lanes of a warp follow divergent branches and meet again, and how the warps of a
+block wait for each other at ``bar.sync``; for every warp of a batch at once (numpy arrays over warps).
+
+Each warp has a stack of *entries* ``(pc, active mask, reconvergence pc)``.  The top entry is held in
+``pc``/``mask``/``rpc``, the ones below it in ``stack_pc``/``stack_mask``/``stack_rpc`` (``sp`` of them).  A
+branch whose active lanes disagree (:meth:`SimtStack.branch`) turns the top entry into three: the
+reconvergence entry (the branch's immediate post-dominator, computed by :mod:`isa.cfg`, with the whole mask),
+the fall-through path (the lanes not taken) and, on top, the taken path, which runs first.  An entry ends when
+its PC reaches its reconvergence PC or its lanes have all exited; it is popped and the entry below resumes
+(:meth:`SimtStack._settle`).  A warp is *done* when its last entry ends.  This is the stack of GPGPU-Sim and
+pre-Volta GPUs; Volta's independent thread scheduling can interleave the two paths, which gives the same
+results for kernels that do not rely on the order of their divergent paths.
+
+Barriers count threads, not warps: a block's barrier releases when the warps waiting at it hold every thread
+of the block that has not exited (``live``).  A warp that can neither run nor be released leaves the batch
+without a runnable warp: the emulator reports the deadlock with :meth:`SimtStack.held_paths`.
+
+``ready_pc`` is what the emulator schedules by: the PC each warp runs next, or :data:`NEVER` while it waits
+at a barrier or is done.  The emulator executes the lowest ready PC for every warp standing there at once.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from gpusim.functional.trace import popcount32
+
+NEVER = np.iinfo(np.int64).max       # ready_pc of a warp that cannot run (waiting at a barrier, or done)
+FULL_MASK = np.uint32(0xFFFFFFFF)
+
+
+class SimtStack:
+    """SIMT stacks and barrier state of ``n_warps`` warps (``warps_per_block`` per block, blocks in order)."""
+
+    def __init__(self, n_warps: int, warps_per_block: int, threads_per_block: int, depth: int = 16):
+        W = n_warps
+        self.warps_per_block = warps_per_block
+        valid = np.clip(threads_per_block - (np.arange(W) % warps_per_block) * 32, 0, 32)
+        init = np.where(valid >= 32, FULL_MASK, (np.uint64(1) << valid.astype(np.uint64)) - 1).astype(np.uint32)
+        self.pc = np.zeros(W, dtype=np.int64)
+        self.mask = init                                 # active lanes of the top entry
+        self.rpc = np.full(W, -1, dtype=np.int64)        # reconvergence PC of the top entry (-1: none)
+        self.stack_pc = np.zeros((W, depth), dtype=np.int64)
+        self.stack_mask = np.zeros((W, depth), dtype=np.uint32)
+        self.stack_rpc = np.zeros((W, depth), dtype=np.int64)
+        self.sp = np.zeros(W, dtype=np.int64)            # entries below the top
+        self.waiting = np.zeros(W, dtype=bool)           # at a barrier
+        self.done = init == 0
+        self.ready_pc = np.where(self.done, NEVER, self.pc)
+        self.block_of = np.arange(W) // warps_per_block
+        n_blocks = (W + warps_per_block - 1) // warps_per_block
+        self.live = np.bincount(self.block_of, weights=popcount32(init), minlength=n_blocks).astype(np.int64)
+        self.branches = 0              # warp-level branch executions
+        self.divergent_branches = 0    # ... whose active lanes disagreed
+        self.barriers = 0              # block barrier releases
+
+    # -- scheduling -----------------------------------------------------------------------------------
+    def next_pc(self) -> int:
+        """The lowest PC any warp is ready to run, or NEVER."""
+        return int(self.ready_pc.min())
+
+    def warps_at(self, pc: int) -> np.ndarray:
+        return np.flatnonzero(self.ready_pc == pc)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.done.all())
+
+    # -- what instructions do to the warps ws (all standing at one PC) --------------------------------
+    def advance(self, ws: np.ndarray) -> None:
+        """Every non-branch instruction: on to the next PC (which may be a reconvergence point)."""
+        self.pc[ws] += 1
+        self.ready_pc[ws] += 1
+        self._settle(ws)
+
+    def branch(self, ws: np.ndarray, taken: np.ndarray, target: int, reconverge: int) -> None:
+        """A branch at the warps' PC to ``target``; ``taken``: per warp, the lanes that take it."""
+        pc = self.pc
+        act = self.mask[ws]
+        fall_through = int(pc[ws[0]]) + 1
+        self.branches += ws.size
+        all_taken = taken == act
+        none_taken = taken == 0
+        div = ~(all_taken | none_taken)
+        pc[ws[all_taken]] = target
+        pc[ws[none_taken]] = fall_through
+        if div.any():
+            d = ws[div]
+            self.divergent_branches += d.size
+            if int(self.sp[d].max()) + 2 >= self.stack_pc.shape[1]:
+                self._grow()
+            s = self.sp[d]
+            self.stack_pc[d, s] = reconverge
+            self.stack_mask[d, s] = self.mask[d]
+            self.stack_rpc[d, s] = self.rpc[d]
+            self.stack_pc[d, s + 1] = fall_through
+            self.stack_mask[d, s + 1] = self.mask[d] & ~taken[div]
+            self.stack_rpc[d, s + 1] = reconverge
+            self.sp[d] = s + 2
+            pc[d] = target
+            self.mask[d] = taken[div]
+            self.rpc[d] = reconverge
+        self._settle(ws)
+        self._refresh(ws)
+
+    def exit(self, ws: np.ndarray, lanes: np.ndarray) -> None:
+        """``ret``/``exit``: ``lanes`` (per warp) finish; they leave every entry of their warp's stack and no
+        longer count at their block's barrier."""
+        self.mask[ws] &= ~lanes
+        self.stack_mask[ws] &= ~lanes[:, None]
+        blocks = self.block_of[ws]
+        np.subtract.at(self.live, blocks, popcount32(lanes).astype(np.int64))
+        self.pc[ws] += 1
+        self._settle(ws)
+        self._refresh(ws)
+        self._release(blocks)
+
+    def wait_at_barrier(self, ws: np.ndarray) -> None:
+        """``bar.sync``: the warps wait (they resume after the barrier) until their block releases."""
+        self.pc[ws] += 1
+        self.waiting[ws] = True
+        self.ready_pc[ws] = NEVER
+        self._release(self.block_of[ws])
+
+    # -- reports --------------------------------------------------------------------------------------
+    def held_paths(self, w: int) -> list[tuple[int, int]]:
+        """(pc, lane mask) of the stack entries below warp ``w``'s top that still hold lanes."""
+        return [(int(self.stack_pc[w, s]), int(self.stack_mask[w, s])) for s in range(int(self.sp[w]))
+                if int(self.stack_mask[w, s])]
+
+    # -- internals ------------------------------------------------------------------------------------
+    def _settle(self, ws: np.ndarray) -> None:
+        """Pop the entries of warps ws that ended (reached their reconvergence PC, or have no lanes left)."""
+        pc, mask, rpc, sp = self.pc, self.mask, self.rpc, self.sp
+        while ws.size:
+            need = (mask[ws] == 0) | (pc[ws] == rpc[ws])
+            if not need.any():
+                break
+            w = ws[need]
+            empty = sp[w] == 0
+            if empty.any():
+                wd = w[empty]
+                self.done[wd] = True
+                mask[wd] = 0
+                self.ready_pc[wd] = NEVER
+            wp = w[~empty]
+            sp[wp] -= 1
+            s = sp[wp]
+            pc[wp] = self.stack_pc[wp, s]
+            mask[wp] = self.stack_mask[wp, s]
+            rpc[wp] = self.stack_rpc[wp, s]
+            self.ready_pc[wp] = pc[wp]   # the popped entry may resume elsewhere (a pending fall-through path)
+            ws = wp
+
+    def _refresh(self, ws: np.ndarray) -> None:
+        self.ready_pc[ws] = np.where(self.done[ws] | self.waiting[ws], NEVER, self.pc[ws])
+
+    def _release(self, blocks: np.ndarray) -> None:
+        wpb = self.warps_per_block
+        for b in np.unique(blocks):
+            ws = np.arange(b * wpb, (b + 1) * wpb)
+            wait_w = ws[self.waiting[ws]]
+            if wait_w.size == 0:
+                continue
+            if int(popcount32(self.mask[wait_w]).sum()) == self.live[b]:
+                self.waiting[wait_w] = False
+                self.ready_pc[wait_w] = np.where(self.done[wait_w], NEVER, self.pc[wait_w])
+                self.barriers += 1
+
+    def _grow(self) -> None:
+        W, D = self.stack_pc.shape
+        self.stack_pc = np.concatenate([self.stack_pc, np.zeros((W, D), np.int64)], axis=1)
+        self.stack_mask = np.concatenate([self.stack_mask, np.zeros((W, D), np.uint32)], axis=1)
+        self.stack_rpc = np.concatenate([self.stack_rpc, np.zeros((W, D), np.int64)], axis=1)
