@@ -7,8 +7,8 @@ builder's token stream ``p``, its ``registers``, ``labels``, ``params``, variabl
 """
 from __future__ import annotations
 
-from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, SPACE_LATENCY, SPECIAL_REGISTERS,
-                         TYPE_BITS, VECTOR_SPECIALS)
+from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, SPACE_LATENCY, SPACES,
+                         SPECIAL_REGISTERS, TYPE_BITS, VECTOR_SPECIALS)
 from isa.program import Imm, Instruction, Label, Mem, Reg, SpecialReg, SymbolAddr, Vec
 from isa.tokenizer import INT_KINDS, Tok, int_value
 
@@ -156,7 +156,7 @@ class InstructionParser:
     def decode_operands(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
         p = self.p
         base = ins.base
-        spaces = [m for m in ins.mods if m in ("global", "shared", "const", "local", "param")]
+        spaces = [m for m in ins.mods if m in SPACES]
         if base in ("ld", "st", "atom", "red", "cvta"):
             if len(spaces) > 1:
                 raise p.error(f"'{ins.opcode}' names two state spaces", op_tok)

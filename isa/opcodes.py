@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from isa.units import LatencyClass as L
+from isa.units import MemSpace
 from isa.units import Unit as U
 
 # --- types ----------------------------------------------------------------------------------------------
@@ -35,7 +36,7 @@ ROUND_INT = ("rni", "rzi", "rmi", "rpi")
 CMP_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs",
            "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan")
 BOOL_OPS = ("and", "or", "xor")
-SPACES = ("global", "shared", "const", "local", "param")
+SPACES = tuple(s.value for s in MemSpace.concrete())   # the state-space modifiers
 CACHE_LD = ("ca", "cg", "cs", "lu", "cv", "nc")
 CACHE_ST = ("wb", "cg", "cs", "wt")
 ATOM_OPS = ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec")

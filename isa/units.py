@@ -71,6 +71,12 @@ class MemSpace(str, Enum):
     def by_code(code: int) -> "MemSpace":
         return _SPACES_BY_CODE[int(code)]
 
+    @staticmethod
+    def concrete() -> tuple["MemSpace", ...]:
+        """The spaces an access resolves to (all but GENERIC), in code order: what a trace can hold."""
+        return _CONCRETE
+
 
 _SPACES_BY_CODE = tuple(MemSpace)
 _SPACE_CODES = {s: i for i, s in enumerate(_SPACES_BY_CODE)}
+_CONCRETE = tuple(s for s in _SPACES_BY_CODE if s is not MemSpace.GENERIC)

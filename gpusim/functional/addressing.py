@@ -22,8 +22,6 @@ from isa.program import Instruction, Mem, SymbolAddr
 from isa.units import MemSpace
 
 _EMPTY_BUF = np.zeros(16, dtype=np.uint8)
-_GENERIC_ORDER = tuple(MemSpace.by_code(c) for c in range(len(MemSpace)) if MemSpace.by_code(c) is not
-                       MemSpace.GENERIC)
 
 
 def elem_bytes(t: str) -> int:
@@ -65,7 +63,7 @@ class MemOp:
             codes = window_space(addr)
             offsets = addr - WINDOW_BASE_BY_CODE[codes]
             parts = []
-            for space in _GENERIC_ORDER:
+            for space in MemSpace.concrete():
                 where = np.flatnonzero(codes == space.code)
                 if where.size:
                     parts.append(self._resolve_space(fr, st, space, offsets[where],
@@ -74,11 +72,6 @@ class MemOp:
             offsets = addr
             parts = [self._resolve_space(fr, st, self.space, addr, None)]
         if fr.recording:
-            if self.space is MemSpace.LOCAL:
-                # CUDA interleaves local memory so that the same word of the 32 lanes of a warp is contiguous
-                lanes = st.lane_ids(fr)
-                offsets = fr.local_trace_base + ((addr >> 2) * 128 + (lanes & 31) * 4 + (addr & 3)) + \
-                    (lanes >> 5) * fr.local_size * 32
             st.addr = offsets
             st.space = parts[0][0].code if parts else MemSpace.GLOBAL.code
         return addr, parts

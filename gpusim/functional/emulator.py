@@ -25,7 +25,6 @@ import numpy as np
 
 from gpusim.functional import faults
 from gpusim.functional.kernel import CompiledKernel, compile_kernel
-from gpusim.functional.memory import GLOBAL_BASE
 from gpusim.functional.launch import (DeviceImage, EmulationStats, LaunchOutput, check_launch, dim3,
                                       select_kernel)
 from gpusim.functional.recorder import TraceRecorder
@@ -108,7 +107,6 @@ class Emulator:
         fr.shared = np.zeros(_align(max(nb * shared_total, 16), 16), dtype=np.uint8)
         fr.local_size = _align(k.local_bytes, 16)
         fr.local = np.zeros(max(T * fr.local_size, 16), dtype=np.uint8)
-        fr.local_trace_base = GLOBAL_BASE * 2 + b0 * wpb * 32 * fr.local_size
         fr.lanes_per_block = lpb
         fr.block0, fr.grid, fr.block = b0, grid3, block3
         fr.lane_block_all = np.arange(T, dtype=np.int64) // lpb

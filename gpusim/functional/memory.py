@@ -5,7 +5,9 @@
   ``searchsorted``).  Kernel arguments are copied in ("device buffers") and module ``.global`` variables
   live here too.
 * Shared memory is one buffer per batch of blocks ``[blocks x shared_bytes]``; local memory one buffer
-  ``[threads x local_bytes]``; both are owned by the emulator's frame.
+  ``[threads x local_bytes]``; both are owned by the emulator's frame.  These are the emulator's storage,
+  not a model of the hardware's layout: the trace records state-space offsets and the memory system maps
+  them to physical addresses.
 * Generic addresses (``cvta``) map the spaces into one 64-bit space with fixed windows (below), so generic
   loads and stores find their space by address, as the hardware does.
 """

@@ -22,6 +22,13 @@ field                 dtype       meaning
 latency class, registers read and written, memory space and width, barrier/exit/branch flags, PTX and CUDA
 source lines).  Branch outcomes are implicit: the next row of the same warp has the taken PC.
 
+Addresses are *state-space* addresses, never physical ones: a global address; the byte offset in the block's
+shared memory; the byte offset in the thread's own local memory (0 .. the kernel's local size: every thread
+of a warp reading its ``float a[8]`` element 2 records 8 in all 32 lanes); the offset in the constant bank or
+the kernel parameters.  A generic access records the space it resolved to.  Where those bytes sit
+physically (local words interleaved across the 32 lanes of a warp, shared memory per SM) is the memory
+system's address map.
+
 Files: :meth:`KernelTrace.save` writes one compressed ``.npz`` (the static part as JSON in it), and
 :meth:`KernelTrace.load` reads it back; the format has a version number checked on load.
 """
@@ -36,10 +43,9 @@ import numpy as np
 from gpusim.errors import GpusimError
 from isa.units import MemSpace
 
-TRACE_FORMAT_VERSION = 1
-# the spaces a trace holds, by MemSpace code (GENERIC is resolved by the emulator, so never stored)
-MEM_SPACES = tuple(MemSpace.by_code(c).value for c in range(len(MemSpace)) if MemSpace.by_code(c) is not
-                   MemSpace.GENERIC)
+TRACE_FORMAT_VERSION = 2   # 2: local addresses are per-thread offsets (1 interleaved them per warp)
+# the names of the spaces a trace holds, indexed by MemSpace code (for the timing and memory models' tables)
+MEM_SPACES = tuple(s.value for s in MemSpace.concrete())
 
 
 @dataclass(frozen=True)

@@ -63,3 +63,28 @@ def test_matmul_256_on_h100_takes_a_plausible_time():
     pytest.importorskip("simpy")
     r = gpusim.run("matmul_tiled", size="default", mode="timing", gpu=H100)
     assert 5.0 < r.timing.time_us < 40.0, r.timing.time_us
+
+
+def test_a_warp_accessing_one_local_word_moves_four_sectors():
+    """Local memory is interleaved once (by the memory system) so that one word of the 32 threads of a warp
+    is 128 contiguous bytes: 4 sectors per request, however large the grid (issue 14)."""
+    ptx = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry local_word()
+{
+    .reg .b32 %r<3>;
+    .local .align 4 .b32 arr[8];
+    mov.u32 %r0, %tid.x;
+    st.local.u32 [arr+8], %r0;
+    ld.local.u32 %r1, [arr+8];
+}
+"""
+    res = gpusim.run(ptx, grid=264, block=256, args=[], mode="timing")
+    c = res.timing.counters
+    for op in ("ld", "st"):
+        sectors = sum(v for k, v in c.items() if k.startswith("l1tex__t_sectors_pipe_lsu_mem_") and
+                      k.endswith(f"_op_{op}.sum"))
+        requests = sum(v for k, v in c.items() if k.startswith("l1tex__t_requests_pipe_lsu_mem_") and
+                       k.endswith(f"_op_{op}.sum"))
+        assert requests == 264 * 8 and sectors == 4 * requests, (op, sectors, requests)
