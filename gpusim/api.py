@@ -118,7 +118,8 @@ def load_module(source: str | Path, *, line_info: bool = True, launch: str | Pat
                 raise GpusimError(f"{path}: no such file")
             from gpusim.cuda import compile_cuda
             compiled = compile_cuda(path, line_info=line_info)
-            return parse_ptx(compiled.ptx, path.name), spec
+            # named as `gpusim compile` would write it; errors name the .cu lines through .loc
+            return parse_ptx(compiled.ptx, path.with_suffix(".ptx").name, path.parent), spec
         if path.exists():
             return load_ptx(path), spec
         if bundled_ptx is not None:

@@ -28,7 +28,12 @@ class LaunchError(GpusimError, ValueError):
 
 
 class KernelError(GpusimError, RuntimeError):
-    """A kernel failed while running (the emulator's equivalent of a CUDA launch failure)."""
+    """A kernel failed while running (the emulator's equivalent of a CUDA launch failure).
+
+    ``location`` (an :class:`isa.location.SourceLocation`) is the instruction where it happened; the
+    message starts with it (``file.cu:LINE`` and the source line when the kernel has line information)."""
+
+    location = None
 
 
 class IllegalAddressError(KernelError):
@@ -46,7 +51,9 @@ class BudgetExceededError(KernelError):
 
 
 class UnsupportedError(GpusimError, NotImplementedError):
-    """A feature of PTX or CUDA that gpusim does not model, reported at load time with its location."""
+    """A feature of PTX or CUDA that gpusim does not model, reported at load time with its ``location``."""
+
+    location = None
 
 
 class ToolMissingError(GpusimError, RuntimeError):

@@ -18,8 +18,11 @@ Generated from `isa/opcodes.py` by `python -m isa.docs` (do not edit by hand; a 
 gpusim reads real PTX (ISA 6.x-9.x syntax, `.target sm_xx`, `.address_size 64`) as NVRTC/nvcc emit it for
 `-arch=compute_90`, restricted to the instructions below.  The parser (`isa/parser.py`) decodes every
 instruction once, checks operand types against register declarations, resolves labels, lays out variables
-and computes each branch's reconvergence point.  Every problem is an `isa.errors.PtxError` reading
-`file:line:col: message` (e.g. `matmul.ptx:42:9: unknown opcode 'fma.rz.f16x2'`).  Directives:
+and computes each branch's reconvergence point.  Every problem is an `isa.errors.PtxError` (an
+`isa.errors.IsaError`) reading `file:line:col: message` (e.g. `matmul.ptx:42:9: unknown opcode
+'fma.rz.f16x2'`); in PTX with line information (`.loc`, from `-lineinfo`) it names the CUDA line instead,
+`matmul.cu:17: message`, prints that line of the `.cu` file found beside the PTX, and gives the PTX position
+below it, as the emulator's errors do (`isa/location.py`).  Directives:
 `.version .target .address_size .entry .param .reg .shared .const .global .local .loc .file .maxntid
 .reqntid .align`, array initialisers, `.extern .shared` dynamic shared memory.  Device functions (`call`),
 textures, surfaces and tensor-core instructions are not supported.

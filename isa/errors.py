@@ -6,6 +6,8 @@ with one ``except`` clause.
 """
 from __future__ import annotations
 
+from isa.location import SourceLocation
+
 
 class IsaError(Exception):
     """Base class of every error the ``isa`` package reports to a user."""
@@ -14,13 +16,16 @@ class IsaError(Exception):
 class PtxError(IsaError, ValueError):
     """A syntax, declaration or type error in PTX text, or an unsupported construct.
 
-    Attributes ``file``, ``line`` (1-based), ``col`` (1-based) and ``reason`` are kept for tools; ``str()``
-    gives the compiler-style ``matmul.ptx:42:9: unknown opcode 'fma.rz.f16x2'``.
+    Attributes ``file``, ``line`` (1-based), ``col`` (1-based) and ``reason`` are kept for tools, and
+    ``location`` (a :class:`~isa.location.SourceLocation`, with the CUDA line when the PTX has ``.loc``
+    information); ``str()`` gives the compiler-style ``matmul.ptx:42:9: unknown opcode 'fma.rz.f16x2'``, or
+    for generated PTX ``matmul.cu:17: ...`` with the CUDA line and the PTX position below it.
     """
 
-    def __init__(self, file: str, line: int, col: int, reason: str):
+    def __init__(self, file: str, line: int, col: int, reason: str, location: SourceLocation | None = None):
         self.file, self.line, self.col, self.reason = file, line, col, reason
-        super().__init__(f"{file}:{line}:{col}: {reason}")
+        self.location = location or SourceLocation(file, line, col)
+        super().__init__(self.location.format(reason))
 
 
 class KernelLookupError(IsaError, LookupError):

@@ -3,7 +3,8 @@ once every label is known: types and modifiers checked against the opcode table 
 operand typed and checked against the register declarations, branch targets resolved to PCs.
 
 :class:`InstructionParser` is a mixin of the parser's kernel builder (``isa.parser``): it reads the
-builder's token stream ``p``, its ``registers``, ``labels``, ``params``, variables and current ``.loc``.
+builder's token stream ``p`` (with the ``.loc`` in force), its ``registers``, ``labels``, ``params`` and
+variables.
 """
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ class InstructionParser:
             raise p.error(f"expected ',' or ';' after an operand of {op_tok.text}, found "
                           f"{p.tok.text!r}" if p.tok.kind != "eof" else "expected ';', found end of file")
         p.next()
-        self.pending.append((op_tok, operands, guard, neg, start, self.loc))
+        self.pending.append((op_tok, operands, guard, neg, start, p.loc))
 
     def parse_operand(self):
         """Returns a raw operand: ('reg', name, tok) / ('imm', Imm, tok) / ('mem', base, off, tok) / ..."""
@@ -144,7 +145,7 @@ class InstructionParser:
         ins = Instruction(pc, op_tok.text, base, spec, tuple(types), mset, (), guard, neg,
                           line=op_tok.line, col=start.col)
         if loc is not None:
-            ins.src_file = str(loc[0])  # a .file index until the module's .file directives are all read
+            ins.src_file = p.files.get(loc[0], f"<file {loc[0]}>")
             ins.src_line = loc[1] or None
         self.decode_operands(ins, raw_ops, op_tok)
         unit, lat = spec.unit_and_latency(ins.type)

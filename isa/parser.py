@@ -19,7 +19,7 @@ from isa.errors import PtxError, read_text
 from isa.instructions import InstructionParser
 from isa.opcodes import OPCODES
 from isa.program import Instruction, Kernel, Module, Param, Variable
-from isa.tokenizer import Tok, TokenStream
+from isa.tokenizer import INT_KINDS, Tok, TokenStream, int_value
 
 _SCOPE_DIRECTIVES = (".visible", ".extern", ".weak")
 _IGNORED_KERNEL_DIRECTIVES = (".pragma", ".minnctapersm", ".maxnreg", ".maxnctapersm", ".noreturn",
@@ -29,9 +29,9 @@ _IGNORED_KERNEL_DIRECTIVES = (".pragma", ".minnctapersm", ".maxnreg", ".maxnctap
 class _Parser(TokenStream):
     """The module scope: directives, module variables, kernels."""
 
-    def __init__(self, text: str, file: str):
-        super().__init__(text, file)
-        self.files: dict[int, str] = {}
+    def __init__(self, text: str, file: str, directory=None):
+        super().__init__(text, file, directory)
+        self.files = _file_directives(self.toks)   # read first: nvcc puts .file at the end, after the .loc
         self.globals: dict[str, Variable] = {}
         self.kernels: dict[str, Kernel] = {}
         self.version = ""
@@ -66,14 +66,12 @@ class _Parser(TokenStream):
                 self.address_size = self.expect_int("an address size")
                 if self.address_size not in (32, 64):
                     raise self.error(f"address size must be 32 or 64, not {self.address_size}")
-            elif d == ".file":
+            elif d == ".file":   # the table was read by _file_directives; here only the syntax is checked
                 self.next()
-                idx = self.expect_int("a file index")
-                s = self.tok
-                if s.kind != "string":
+                self.expect_int("a file index")
+                if self.tok.kind != "string":
                     raise self.error("expected a file name in quotes")
                 self.next()
-                self.files[idx] = s.text[1:-1]
                 while self.accept(","):
                     self.expect_int("a timestamp or size")
                 continue
@@ -94,12 +92,8 @@ class _Parser(TokenStream):
             self.accept(";")
         if not self.version:
             raise PtxError(self.file, 1, 1, "missing .version directive")
-        for k in self.kernels.values():
-            for ins in k.instructions:
-                if ins.src_file is not None:
-                    ins.src_file = self.files.get(int(ins.src_file), f"<file {ins.src_file}>")
         return Module(self.file, self.version, self.target, self.address_size, self.kernels, self.globals,
-                      self.files, self.text, self.shared_globals)
+                      self.files, self.text, self.shared_globals, self.directory)
 
     def parse_module_decl(self) -> None:
         linkage = None
@@ -207,7 +201,7 @@ class _KernelBuilder(InstructionParser):
         self.local_vars: list[Variable] = []
         self.maxntid = None
         self.reqntid = None
-        self.loc: tuple[int, int] | None = None
+        p.loc = None     # the .loc in force (the stream's, so that its errors name the CUDA line)
 
     # -- body ------------------------------------------------------------------------------------------
     def parse_body(self) -> None:
@@ -255,7 +249,7 @@ class _KernelBuilder(InstructionParser):
                         continue
                     while p.tok.text not in (",", ";") and p.tok.kind != "eof" and p.tok.line == t.line:
                         p.next()
-                self.loc = (fidx, lno)
+                p.loc = (fidx, lno)
             elif t.text in _IGNORED_KERNEL_DIRECTIVES:
                 p.skip_statement()
             elif t.text in (".const", ".global", ".param"):
@@ -278,7 +272,9 @@ class _KernelBuilder(InstructionParser):
         layout(self.shared_vars)
         layout(self.local_vars)
         for idx, rec in enumerate(self.pending):
+            self.p.loc = rec[-1]
             self.instrs.append(self.decode(idx, *rec))
+        self.p.loc = None
         if not self.instrs or self.instrs[-1].base not in ("ret", "exit", "bra"):
             # falling off the end of a kernel is an implicit exit, as on the GPU
             last = self.pending[-1][4] if self.pending else Tok("word", "", self.line, 1)
@@ -300,13 +296,25 @@ class _KernelBuilder(InstructionParser):
         return k
 
 
-def parse_ptx(text: str, file: str = "<ptx>") -> Module:
-    """Parse PTX text into a :class:`Module`. Raises :class:`PtxError` for any problem."""
+def parse_ptx(text: str, file: str = "<ptx>", directory: str | Path | None = None) -> Module:
+    """Parse PTX text into a :class:`Module`. Raises :class:`PtxError` for any problem.
+
+    ``file`` is the name errors show; ``directory`` the folder where the CUDA sources its ``.file``
+    directives name are looked for (the PTX file's folder), so that errors can print their lines."""
     if not isinstance(text, str):
         raise TypeError("parse_ptx expects the PTX text as a str")
-    return _Parser(text, file).parse()
+    return _Parser(text, file, directory).parse()
+
+
+def _file_directives(toks: list[Tok]) -> dict[int, str]:
+    """The ``.file N "name"`` table (file index -> name), wherever the directives stand."""
+    files = {}
+    for i, t in enumerate(toks[:-2]):
+        if t.text == ".file" and toks[i + 1].kind in INT_KINDS and toks[i + 2].kind == "string":
+            files[int_value(toks[i + 1])] = toks[i + 2].text[1:-1]
+    return files
 
 
 def load_ptx(path: str | Path) -> Module:
     path = Path(path)
-    return parse_ptx(read_text(path), path.name)
+    return parse_ptx(read_text(path), path.name, path.parent)

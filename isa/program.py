@@ -9,8 +9,10 @@ and latency class, and its source position (PTX line, and CUDA line when the PTX
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from isa.errors import KernelLookupError
+from isa.location import SourceLocation, locate
 from isa.opcodes import OpSpec
 from isa.units import LatencyClass, Unit
 
@@ -197,6 +199,12 @@ class Module:
     files: dict[int, str]               # .file index -> path
     text: str = field(default="", repr=False)
     shared_globals: list[Variable] = field(default_factory=list)   # module-scope .shared (incl. extern [])
+    directory: Path | str | None = None     # where the CUDA files of .file are looked for (the PTX's folder)
+
+    def location(self, ins: Instruction) -> SourceLocation:
+        """Where ``ins`` is: its PTX line and, with ``.loc`` information, its CUDA line (see
+        :mod:`isa.location`); every error about an instruction names it with this."""
+        return locate(self.source_name, self.text, ins.line, ins.col, ins.src_file, ins.src_line, self.directory)
 
     @property
     def const_bytes(self) -> int:

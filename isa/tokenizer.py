@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from isa.errors import PtxError
+from isa.location import SourceLocation, locate
 
 _TOKEN_RE = re.compile(r"""
     (?P<ws>[ \t\r\f\v]+)
@@ -69,13 +71,21 @@ def int_value(tok: Tok) -> int:
 
 
 class TokenStream:
-    """A cursor over the tokens of one PTX text, with the helpers of a recursive-descent parser."""
+    """A cursor over the tokens of one PTX text, with the helpers of a recursive-descent parser.
 
-    def __init__(self, text: str, file: str):
+    Errors name the token's position; when the parser has set ``loc`` (the ``.loc`` in force: file index,
+    CUDA line) and ``files`` (the ``.file`` table), they name the CUDA line too (:mod:`isa.location`),
+    reading the CUDA file from ``directory``.
+    """
+
+    def __init__(self, text: str, file: str, directory: str | Path | None = None):
         self.file = file
         self.text = text
+        self.directory = directory
         self.toks = tokenize(text, file)
         self.i = 0
+        self.files: dict[int, str] = {}
+        self.loc: tuple[int, int] | None = None
 
     @property
     def tok(self) -> Tok:
@@ -92,7 +102,12 @@ class TokenStream:
 
     def error(self, msg: str, tok: Tok | None = None) -> PtxError:
         t = tok or self.tok
-        return PtxError(self.file, t.line, t.col, msg)
+        return PtxError(self.file, t.line, t.col, msg, self.location(t.line, t.col))
+
+    def location(self, line: int, col: int = 0) -> SourceLocation:
+        """PTX ``line:col`` with the CUDA line of the ``.loc`` in force."""
+        fidx, cuda_line = self.loc if self.loc is not None else (None, None)
+        return locate(self.file, self.text, line, col, self.files.get(fidx), cuda_line, self.directory)
 
     def expect(self, text: str) -> Tok:
         t = self.tok

@@ -1,6 +1,7 @@
 """Every error path of the command line, run as a user runs it (a subprocess): one clear line on stderr
 starting with ``gpusim: error:`` (argparse's usage errors: ``gpusim ...: error:``), exit code 1 (2 for usage
-errors), never a traceback."""
+errors), never a traceback.  An error in a kernel compiled from CUDA follows its line with indented detail:
+the CUDA source line and the PTX position (``isa/location.py``)."""
 from __future__ import annotations
 
 import os
@@ -32,12 +33,15 @@ def one_line(r: subprocess.CompletedProcess, code: int, *fragments: str) -> str:
     assert r.returncode == code, (r.returncode, r.stderr)
     lines = [ln for ln in err.splitlines() if ln.strip()]
     if code == 1:
-        assert len(lines) == 1 and lines[0].startswith("gpusim: error: "), err
+        # one error line; an error in a kernel may add indented detail: its CUDA source line, the PTX position
+        assert lines[0].startswith("gpusim: error: ") and all(ln[0].isspace() for ln in lines[1:]), err
+        head = lines[0]
     else:   # argparse: the usage, then one error line
         assert lines[-1].startswith("gpusim") and ": error: " in lines[-1], err
+        head = lines[-1]
     for f in fragments:
-        assert f in lines[-1], (f, lines[-1])
-    return lines[-1]
+        assert f in head, (f, head)
+    return head
 
 
 @pytest.fixture

@@ -2,27 +2,31 @@
 deadlocks, budget overruns and constructs it does not model.
 
 They say what a CUDA launch failure does not: the kernel, the block and thread (as ``(x, y, z)``), the
-instruction and its line, the address and the nearest allocation, the warps and lanes a barrier waits for.
+instruction, the address and the nearest allocation, the warps and lanes a barrier waits for.  The place is
+always the instruction's :meth:`isa.program.Module.location`, formatted by
+:meth:`isa.location.SourceLocation.format`: ``file.cu:LINE`` with the CUDA line and the PTX position below
+it for a kernel compiled with line information, ``file.ptx:LINE:COL`` otherwise.  The error keeps it as
+``err.location``.
 """
 from __future__ import annotations
 
-from gpusim.errors import BarrierDeadlockError, BudgetExceededError, IllegalAddressError, UnsupportedError
+import numpy as np
+
+from gpusim.errors import (BarrierDeadlockError, BudgetExceededError, GpusimError, IllegalAddressError,
+                           UnsupportedError)
+from isa.units import MemSpace
+
+
+def _at(cls: type[GpusimError], module, ins, message: str) -> GpusimError:
+    loc = module.location(ins)
+    err = cls(loc.format(message))
+    err.location = loc
+    return err
 
 
 def unsupported(module, ins, msg: str) -> UnsupportedError:
-    return UnsupportedError(f"{module.source_name}:{ins.line}:{ins.col}: {msg}")
-
-
-def _block_thread(fr, lane: int) -> tuple[tuple, tuple]:
-    """(block, thread) of a batch lane, as CUDA's ``blockIdx``/``threadIdx``."""
-    blk_local, t = divmod(lane, fr.lanes_per_block)
-    blk = fr.block0 + blk_local
-    return _dim3_of(blk, fr.grid), _dim3_of(t, fr.block)
-
-
-def _dim3_of(linear: int, dims) -> tuple[int, int, int]:
-    x, y, _ = dims
-    return linear % x, (linear // x) % y, linear // (x * y)
+    """A construct the emulator does not model, found when the kernel is compiled."""
+    return _at(UnsupportedError, module, ins, msg)
 
 
 def illegal_address(module, kernel, fr, st, ins, lane_pos, where, address, space, what) -> IllegalAddressError:
@@ -30,48 +34,46 @@ def illegal_address(module, kernel, fr, st, ins, lane_pos, where, address, space
     lanes = st.lane_ids(fr)
     if where is not None:
         lane_pos = int(where[lane_pos])
-    b3, t3 = _block_thread(fr, int(lanes[lane_pos]))
-    near = fr.mem.nearest(address) if space == "global" else f".{space.value} space"
-    return IllegalAddressError(
-        f"illegal address in kernel '{kernel.name}': {what} of {ins.opcode} at "
-        f"{module.source_name}:{ins.line} (pc {ins.pc}); block {b3}, thread {t3}: address "
-        f"{address:#x} ({near})")
+    blk_local, t = divmod(int(lanes[lane_pos]), fr.lanes_per_block)
+    near = fr.mem.nearest(address) if space is MemSpace.GLOBAL else f".{space.value} space"
+    return _at(IllegalAddressError, module, ins,
+               f"illegal address in kernel '{kernel.name}': {what} of {ins.opcode} (pc {ins.pc}); "
+               f"block {_dim3_of(fr.block0 + blk_local, fr.grid)}, thread {_dim3_of(t, fr.block)}: "
+               f"address {address:#x} ({near})")
 
 
 def budget_exceeded(module, kernel, ins, budget: int) -> BudgetExceededError:
-    return BudgetExceededError(
-        f"kernel '{kernel.name}' exceeded the instruction budget of {budget:,} warp instructions "
-        f"(at pc {ins.pc}, PTX line {ins.line}); raise it with budget= / --budget if the kernel is "
-        f"meant to run this long")
+    """The launch executed more than ``budget`` warp instructions; ``ins`` is where it stood."""
+    return _at(BudgetExceededError, module, ins,
+               f"kernel '{kernel.name}' exceeded the instruction budget of {budget:,} warp instructions "
+               f"(at pc {ins.pc}); raise it with budget= / --budget if the kernel is meant to run this long")
 
 
 def barrier_deadlock(module, kernel, fr, simt) -> BarrierDeadlockError:
-    """No warp of the batch can run and some wait at a barrier: describe the first such block's warps."""
-    import numpy as np
-    src = module.source_name
+    """No warp of the batch can run and some wait at a barrier: the first such block's warps, where each
+    waits and where its other lanes are held (located at the barrier the first waiting warp reached)."""
     wpb = simt.warps_per_block
-    b = int(np.flatnonzero(simt.waiting)[0] // wpb)
-    b3 = _dim3_of(fr.block0 + b, fr.grid)
+    first = int(np.flatnonzero(simt.waiting)[0])
+    b = first // wpb
     lines = []
     for wi in range(wpb):
         w = b * wpb + wi
         if simt.done[w]:
             lines.append(f"  warp {wi}: exited")
-            continue
-        if simt.waiting[w]:
+        elif simt.waiting[w]:
             bar_pc = int(simt.pc[w]) - 1
             ins = kernel.instructions[bar_pc]
             desc = (f"  warp {wi}: lanes {lane_list(int(simt.mask[w]))} wait at {ins.opcode} "
-                    f"({src}:{ins.line}, pc {bar_pc})")
-            others = [f"lanes {lane_list(m)} are held on another path at pc {pc} "
-                      f"({src}:{kernel.instructions[pc].line})"
-                      for pc, m in simt.held_paths(w) if pc < len(kernel.instructions)]
-            if others:
-                desc += "; " + "; ".join(others)
-            lines.append(desc)
-    return BarrierDeadlockError(
-        f"barrier deadlock in kernel '{kernel.name}', block {b3}: not every thread of the block can reach the "
-        f"barrier (is __syncthreads() inside divergent code?)\n" + "\n".join(lines))
+                    f"({module.location(ins).brief()}, pc {bar_pc})")
+            here = int(simt.mask[w])
+            others = [f"lanes {lane_list(m & ~here)} are held on another path at pc {pc} "
+                      f"({module.location(kernel.instructions[pc]).brief()})"
+                      for pc, m in simt.held_paths(w) if pc < len(kernel.instructions) and m & ~here]
+            lines.append("; ".join([desc] + others))
+    return _at(BarrierDeadlockError, module, kernel.instructions[int(simt.pc[first]) - 1],
+               f"barrier deadlock in kernel '{kernel.name}', block {_dim3_of(fr.block0 + b, fr.grid)}: not every "
+               f"thread of the block can reach the barrier (is __syncthreads() inside divergent code?)\n" +
+               "\n".join(lines))
 
 
 def lane_list(mask: int) -> str:
@@ -88,3 +90,9 @@ def lane_list(mask: int) -> str:
         if i is not None:
             start = prev = i
     return ",".join(runs)
+
+
+def _dim3_of(linear: int, dims) -> tuple[int, int, int]:
+    """A linear block or thread index as CUDA's (x, y, z) in a grid or block of ``dims``."""
+    x, y, _ = dims
+    return linear % x, (linear // x) % y, linear // (x * y)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpusim.errors import UnsupportedError
 from gpusim.functional import faults
 from gpusim.functional.recorder import static_instruction
 from gpusim.functional.registry import lookup
@@ -75,7 +76,12 @@ def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int]) -> Co
         row = lookup(ins)
         if row is None:
             raise ctx.unsupported(ins, f"no semantics for {ins.opcode}")
-        handlers.append(row.build(ins, ctx))
+        try:
+            handlers.append(row.build(ins, ctx))
+        except UnsupportedError as e:     # raised below the builder, where the instruction is not known
+            if e.location is not None:
+                raise
+            raise ctx.unsupported(ins, str(e)) from None
         is_control.append(row.control)
     return CompiledKernel(k, handlers, is_control, ctx, [static_instruction(i) for i in k.instructions])
 
