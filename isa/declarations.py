@@ -15,18 +15,8 @@ PAIR_BITS = {1: 1, 8: 16, 16: 16, 32: 32, 64: 64}   # register width by type wid
 def parse_var_decl(ts: TokenStream, space: str, allow_init: bool) -> Variable:
     """``[.align N] .type name[dims] [= initialiser]`` after the state-space directive."""
     start = ts.tok
-    align = 0
-    vtype = None
-    while ts.tok.kind == "word" and ts.tok.text.startswith("."):
-        w = ts.next().text
-        if w == ".align":
-            align = ts.expect_align()
-        elif w[1:] in ALL_TYPES:
-            vtype = w[1:]
-        elif w in (".v2", ".v4"):
-            raise ts.error("vector variables are not supported; declare a .b8 array")
-        else:
-            raise ts.error(f"unexpected {w!r} in a variable declaration")
+    vector = "vector variables are not supported; declare a .b8 array"
+    align, vtype = _align_and_type(ts, "variable declaration", refused={".v2": vector, ".v4": vector})
     if vtype is None or vtype == "pred":
         raise ts.error("expected a variable type such as .f32 or .b8", start)
     name = ts.expect_word("a variable name").text
@@ -53,6 +43,23 @@ def parse_var_decl(ts: TokenStream, space: str, allow_init: bool) -> Variable:
         init = pack_values(values, vtype, count, ts, name)
     size = elem * count
     return Variable(name, space, vtype, size, align or elem, init, 0, start.line)
+
+
+def _align_and_type(ts: TokenStream, what: str, refused: dict[str, str], ignored: tuple[str, ...] = ()):
+    """The ``.align N`` and ``.type`` words of a declaration, in any order: (alignment or 0, type or None);
+    ``refused`` words are errors with their message, ``ignored`` ones are skipped."""
+    align, vtype = 0, None
+    while ts.tok.kind == "word" and ts.tok.text.startswith("."):
+        w = ts.next().text
+        if w == ".align":
+            align = ts.expect_align()
+        elif w in refused:
+            raise ts.error(refused[w])
+        elif w[1:] in ALL_TYPES:
+            vtype = w[1:]
+        elif w not in ignored:
+            raise ts.error(f"unexpected {w!r} in a {what}")
+    return align, vtype
 
 
 def parse_initializer(ts: TokenStream) -> list:
@@ -89,20 +96,9 @@ def parse_scalar_literal(ts: TokenStream):
 def parse_param(ts: TokenStream) -> Param:
     """One ``.param [.align N] .type name[N]`` of a kernel's parameter list."""
     ts.expect(".param")
-    align = 0
-    ptype = None
-    while ts.tok.kind == "word" and ts.tok.text.startswith("."):
-        w = ts.next().text
-        if w == ".align":
-            align = ts.expect_align()
-        elif w[1:] in ALL_TYPES and w != ".pred":
-            ptype = w[1:]
-        elif w == ".ptr":
-            pass
-        elif w in (".global", ".const", ".shared", ".local"):
-            pass  # .ptr.<space>.align N annotations
-        else:
-            raise ts.error(f"unexpected {w!r} in a parameter declaration")
+    align, ptype = _align_and_type(ts, "parameter declaration",
+                                   refused={".pred": "unexpected '.pred' in a parameter declaration"},
+                                   ignored=(".ptr", ".global", ".const", ".shared", ".local"))  # .ptr.<space>
     if ptype is None:
         raise ts.error("expected a parameter type such as .u64 or .f32")
     name = ts.expect_word("a parameter name").text

@@ -22,16 +22,19 @@ _READ_ONLY = (MemSpace.CONST, MemSpace.PARAM)
 _ATOMIC_SPACES = (MemSpace.GLOBAL, MemSpace.SHARED)
 
 
+def _vector_access(ins: Instruction, ctx, k: int):
+    """What ld and st share: the MemOp, the registers of operand ``k`` (one, or a vector's, ``None`` for
+    ``_``), the element dtype, size and log2 size."""
+    elem = elem_bytes(ins.type)
+    op = ins.operands[k]
+    items = list(op.items) if isinstance(op, Vec) else [op]
+    return MemOp(ins, ctx, elem), items, DT[ins.type], elem, elem.bit_length() - 1
+
+
 @semantics("ld")
 def build_ld(ins: Instruction, ctx):
-    t = ins.type
-    elem = elem_bytes(t)
-    mo = MemOp(ins, ctx, elem)
-    dst = ins.operands[0]
-    regs = list(dst.items) if isinstance(dst, Vec) else [dst]
-    writers = [writer(r, t) if r is not None else None for r in regs]
-    dt = DT[t]
-    shift = elem.bit_length() - 1
+    mo, regs, dt, elem, shift = _vector_access(ins, ctx, 0)
+    writers = [writer(r, ins.type) if r is not None else None for r in regs]
 
     def h_ld(fr, st):
         addr, parts = mo.locate(fr, st)
@@ -51,14 +54,8 @@ def build_ld(ins: Instruction, ctx):
 
 @semantics("st")
 def build_st(ins: Instruction, ctx):
-    t = ins.type
-    elem = elem_bytes(t)
-    mo = MemOp(ins, ctx, elem)
-    src = ins.operands[1]
-    items = list(src.items) if isinstance(src, Vec) else [src]
-    readers = [reader(r, t, ctx) if r is not None else None for r in items]
-    dt = DT[t]
-    shift = elem.bit_length() - 1
+    mo, items, dt, elem, shift = _vector_access(ins, ctx, 1)
+    readers = [reader(r, ins.type, ctx) if r is not None else None for r in items]
     if ins.space in ("const", "param"):
         raise ctx.unsupported(ins, f"stores to .{ins.space} are not allowed")
 

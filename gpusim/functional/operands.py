@@ -15,12 +15,12 @@ from gpusim.errors import UnsupportedError
 from isa.opcodes import TYPE_BITS
 from isa.program import Imm, Instruction, Reg, SpecialReg, SymbolAddr
 
-DT = {
+DT = {   # numpy dtype of each PTX type (a register's bits are viewed as it)
     "s8": np.int8, "u8": np.uint8, "b8": np.uint8, "s16": np.int16, "u16": np.uint16, "b16": np.uint16,
     "f16": np.float16, "s32": np.int32, "u32": np.uint32, "b32": np.uint32, "f32": np.float32,
     "s64": np.int64, "u64": np.uint64, "b64": np.uint64, "f64": np.float64, "pred": np.bool_,
 }
-STORAGE = {1: np.bool_, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+STORAGE = {1: np.bool_, 16: np.uint16, 32: np.uint32, 64: np.uint64}   # register arrays by register width
 UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 SIGNED = {8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpusim.functional.state import FULL_MASK
 from gpusim.functional.trace import popcount32
 
 NEVER = np.iinfo(np.int64).max       # ready_pc of a warp that cannot run (waiting at a barrier, or done)
-FULL_MASK = np.uint32(0xFFFFFFFF)
 
 
 class SimtStack:
