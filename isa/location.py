@@ -26,7 +26,7 @@ class SourceLocation:
     ptx_file: str                   # the PTX's name as shown (file name, or "<ptx 1a2b3c4d>" for text)
     ptx_line: int                   # 1-based; 0: the file as a whole
     ptx_col: int = 0                # 1-based; 0: unknown
-    ptx_text: str | None = None     # the PTX line, stripped of its indentation
+    ptx_text: str | None = None     # the PTX line, its white space collapsed to single spaces
     cuda_file: str | None = None    # the CUDA file's name (as the .file directive gives it, without folders)
     cuda_line: int | None = None
     cuda_text: str | None = None    # that line of the CUDA file (indentation kept), when the file was found
@@ -71,7 +71,7 @@ def locate(ptx_file: str, ptx_text: str, line: int, col: int = 0, cuda_file: str
     folder; ``gpusim compile`` writes such a path), else under its bare name in that folder (the bundled
     programs), else at the path itself."""
     ptx_src = _line_of(ptx_text, line) if ptx_text else None
-    ptx_src = ptx_src.strip() if ptx_src is not None else None
+    ptx_src = " ".join(ptx_src.split()) if ptx_src is not None else None   # nvcc separates with tabs
     if not (cuda_file and cuda_line):
         return SourceLocation(ptx_file, line, col, ptx_src)
     name = Path(cuda_file).name

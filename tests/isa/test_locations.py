@@ -38,13 +38,13 @@ def test_an_unknown_opcode_names_the_cuda_line_then_shows_it_and_the_ptx_positio
     line = cu_line("__dadd_rz")
     assert head == f"faults.cu:{line}: unknown opcode 'add.rz.f64x2': '.f64x2' is not a modifier or type of add"
     assert source.split("|")[0].strip() == str(line) and "__dadd_rz(x[threadIdx.x], 1.0);" in source
-    assert ptx.strip() == f"PTX faults.ptx:{e.line}:{e.col}: add.rz.f64x2 \t%fd3, %fd1, %fd2;"
+    assert ptx.strip() == f"PTX faults.ptx:{e.line}:{e.col}: add.rz.f64x2 %fd3, %fd1, %fd2;"
 
 
 def test_an_operand_error_found_when_decoding_names_its_instructions_cuda_line():
     e = parse_error("st.global.f32 \t[%rd4], %f2;", "st.global.f32 \t[%rd4], %rd1;")
     assert str(e).startswith(f"faults.cu:{cu_line('out[i] = 2.0f * i;')}: type mismatch")
-    assert e.location.ptx_text == "st.global.f32 \t[%rd4], %rd1;"
+    assert e.location.ptx_text == "st.global.f32 [%rd4], %rd1;"
 
 
 def test_an_error_before_a_kernels_first_loc_names_the_ptx_line_only():
