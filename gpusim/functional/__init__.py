@@ -7,7 +7,8 @@ record a :class:`~gpusim.functional.trace.KernelTrace` for the timing model. It 
 The modules, by concern::
 
     emulator     the launch loop: batches of blocks, one step per PC for every warp standing at it
-    launch       launch checks, device memory image (arguments, module variables), results, statistics
+    host         the host's side of a launch: checks, device memory image (arguments, module variables),
+                 results, statistics
     kernel       compiling a kernel: symbol table, one pre-bound handler per PC
     registry     the instruction table: mnemonic -> builder, filled by the inst_* families
     inst_int  inst_float  inst_logic  inst_compare  inst_move  inst_memory  inst_warp  inst_control

@@ -9,7 +9,7 @@ instruction for thousands of warps; divergent warps simply execute at different 
 block/grid at once where the instruction is uniform" choice of the design notes (measured in
 ``benchmarks/emulate.py``).
 
-The parts: :mod:`~gpusim.functional.launch` (launch checks, device memory, results),
+The parts: :mod:`~gpusim.functional.host` (launch checks, device memory, results),
 :mod:`~gpusim.functional.kernel` (handlers per PC), :mod:`~gpusim.functional.state` (what a handler sees),
 :mod:`~gpusim.functional.specials` (special registers), :mod:`~gpusim.functional.simt` (divergence and
 barriers), :mod:`~gpusim.functional.recorder` (the trace), :mod:`~gpusim.functional.faults` (errors).
@@ -25,8 +25,8 @@ import numpy as np
 
 from gpusim.functional import faults
 from gpusim.functional.kernel import CompiledKernel, compile_kernel
-from gpusim.functional.launch import (DeviceImage, EmulationStats, LaunchOutput, check_launch, dim3,
-                                      select_kernel)
+from gpusim.functional.host import (DeviceImage, EmulationStats, LaunchOutput, check_launch, dim3,
+                                    select_kernel)
 from gpusim.functional.recorder import TraceRecorder
 from gpusim.functional.simt import NEVER, SimtStack
 from gpusim.functional.specials import special_registers
