@@ -47,11 +47,12 @@ def main(argv: list[str] | None = None) -> int:
         for p in regenerate(HERE):
             print("wrote", p.relative_to(HERE.parent.parent))
         return 0
+    regen = _programs_regenerate()
     with tempfile.TemporaryDirectory() as tmp:
         differ = 0
         for p in regenerate(Path(tmp)):
             old = (HERE / p.name).read_text() if (HERE / p.name).exists() else ""
-            if old != p.read_text():
+            if regen.without_debug_strings(old) != regen.without_debug_strings(p.read_text()):
                 differ += 1
                 sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), p.read_text().splitlines(True),
                                                            f"programs/bugs/{p.name}", "regenerated", n=1))

@@ -99,8 +99,11 @@ def test_planted_lines_are_in_the_ptx_line_info(bug):
 def test_nvcc_reproduces_the_checked_in_ptx(kernel, tmp_path):
     from programs.bugs.regenerate import _programs_regenerate
     out = tmp_path / f"{kernel}.ptx"
-    _programs_regenerate().build_ptx(bugs.path(kernel, ".cu"), out)
-    assert out.read_text() == bugs.path(kernel, ".ptx").read_text()
+    regen = _programs_regenerate()
+    regen.build_ptx(bugs.path(kernel, ".cu"), out)
+    # the .debug_str section holds nvcc's path-dependent hash of inlined names: compare the code
+    assert regen.without_debug_strings(out.read_text()) == \
+        regen.without_debug_strings(bugs.path(kernel, ".ptx").read_text())
 
 
 @pytest.mark.parametrize("bug", BUGS)
