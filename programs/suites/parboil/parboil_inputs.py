@@ -145,3 +145,83 @@ def cutcp_atoms(p, rng):
     nbr = np.zeros((CUTCP_NBRLIST_MAXLEN, 3), dtype=np.int32)
     nbr[:len(offs)] = offs
     return {"binZeroAddr": slots.reshape(nbins * CUTCP_BIN_DEPTH, 4), "NbrList": nbr}
+
+
+def mri_k_space(p, rng):
+    """One constant-memory chunk of k-space samples {Kx, Ky, Kz, PhiMag}: k uniform in [-0.5, 0.5)^3 cycles
+    per unit, PhiMag = phiR^2 + phiI^2 with phiR, phiI uniform in [-1, 1) (the suite's ComputePhiMag)."""
+    k = rng.uniform(-0.5, 0.5, size=(1024, 3))
+    phi = rng.uniform(-1.0, 1.0, size=(1024, 2))
+    ck = np.zeros((1024, 4), dtype=np.float32)
+    ck[:, :3] = k
+    ck[:, 3] = (phi ** 2).sum(axis=1)
+    return {"ck": ck}
+
+
+GRIDDING_LUT_SIZE = 257          # squared distances 0 .. halfWidth^2 at lutScale = 256 / halfWidth^2
+
+
+def gridding_samples(p, rng):
+    """3D radial k-space trajectory (``spokes`` lines through the centre, ``per_spoke`` samples each, in grid
+    units within 0.45 of the grid size of the centre) as ReconstructionSample {real, imag, kX, kY, kZ, sdc}
+    records, density compensation sdc ~ r^2; and the Kaiser-Bessel lookup table (normalised to 1 at the centre) for a kernel of width
+    2 * halfWidth on a twice-oversampled grid (beta after Beatty et al.)."""
+    n, spokes, per = int(p["grid"]), int(p["spokes"]), int(p["per_spoke"])
+    d = rng.normal(size=(spokes, 3))
+    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    r = np.linspace(-0.45 * n, 0.45 * n, per)
+    k = (d[:, None, :] * r[None, :, None]).reshape(-1, 3)
+    rr = np.abs(np.repeat(r[None, :], spokes, axis=0).ravel())
+    s = np.zeros((spokes * per, 6), dtype=np.float32)
+    s[:, 0:2] = rng.uniform(-1.0, 1.0, size=(spokes * per, 2))
+    s[:, 2:5] = k
+    s[:, 5] = (rr * rr + 0.25) / (0.45 * n) ** 2
+    width = 2.0 * float(p["halfWidth"])
+    beta = np.pi * np.sqrt((width / 2.0) ** 2 * (2.0 - 0.5) ** 2 - 0.8)
+    d2 = np.arange(GRIDDING_LUT_SIZE) / (256.0 / float(p["halfWidth"]) ** 2)
+    arg = np.clip(1.0 - d2 / (width / 2.0) ** 2, 0.0, None)
+    lut = (np.i0(beta * np.sqrt(arg)) / np.i0(beta)).astype(np.float32)     # 1 at distance 0
+    return {"samples": s, "kernelLUT": lut}
+
+
+# D3Q19 weights in lbm.cu's entry order: rest, six faces, twelve edges
+LBM_WEIGHTS = np.array([1 / 3] + [1 / 18] * 6 + [1 / 36] * 12)
+LBM_OBSTACLE, LBM_ACCEL = 1, 2
+
+
+def lbm_grids(p, rng):
+    """Source and destination grids (structure of arrays, 20 entries x (nz + 4) planes, flags in entry 19
+    as int bits): a box channel with obstacle walls, 2% random obstacle cells inside (a porous medium), an
+    accelerating inflow plane at z = 1, and distributions near the rest equilibrium."""
+    nx, ny, nz = int(p["nx"]), int(p["ny"]), int(p["nz"])
+    total = nx * ny * (nz + 4)
+    z, y, x = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
+    wall = (x == 0) | (x == nx - 1) | (y == 0) | (y == ny - 1) | (z == 0) | (z == nz - 1)
+    flags = np.where(wall | (rng.random(wall.shape) < 0.02), LBM_OBSTACLE, 0)
+    flags = np.where((flags == 0) & (z == 1), LBM_ACCEL, flags).astype(np.int32).ravel()
+    src = np.zeros((20, total), dtype=np.float32)
+    dst = np.zeros((20, total), dtype=np.float32)
+    domain = slice(2 * nx * ny, 2 * nx * ny + nx * ny * nz)
+    src[:19, domain] = (LBM_WEIGHTS[:, None] * (1.0 + rng.uniform(-0.01, 0.01, size=(19, nx * ny * nz))))
+    src[19, domain] = flags.view(np.float32)
+    dst[19, domain] = flags.view(np.float32)
+    return {"srcGrid": src, "dstGrid": dst}
+
+
+def tpacf_points(p, rng):
+    """A clustered catalogue on a patch of sky (``clusters`` centres within 20 degrees of a pole, points
+    scattered about them by ~1 degree), as float32 unit vectors, and the cosines of the angular bin
+    boundaries: NUM_BINS = 20 bins, 5 per decade from 1 to 10,000 arcminutes."""
+    n = int(p["n"])
+    nc = int(p["clusters"])
+    deg = np.pi / 180.0
+    c_theta = np.arccos(rng.uniform(np.cos(20 * deg), 1.0, nc))
+    c_phi = rng.uniform(0.0, 2 * np.pi, nc)
+    which = rng.integers(0, nc, n)
+    theta = np.abs(c_theta[which] + rng.normal(0.0, 1.0 * deg, n))
+    phi = c_phi[which] + rng.normal(0.0, 1.0 * deg, n) / np.maximum(np.sin(theta), 1e-3)
+    xyz = np.stack([np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)])
+    arcmin = 10.0 ** (np.arange(21) / 5.0)
+    binb = np.cos(arcmin / 60.0 * deg)
+    return {"x": xyz[0].astype(np.float32), "y": xyz[1].astype(np.float32), "z": xyz[2].astype(np.float32),
+            "binb": binb}

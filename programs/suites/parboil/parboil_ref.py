@@ -96,3 +96,102 @@ def cutcp(inp, p):
         s = np.where(r2 < c2, 1.0 - r2 / c2, 0.0)
         v[lo[2]:hi[2], lo[1]:hi[1], lo[0]:hi[0]] += q / np.sqrt(r2) * s * s
     return {"regionZeroAddr": (inp["regionZeroAddr"].astype(np.float64) + v).astype(np.float32)}
+
+
+def mri_q(inp, p):
+    """Qr += sum_k PhiMag_k cos(2 pi k . x), Qi += sum_k PhiMag_k sin(2 pi k . x) over the first numK
+    samples of the chunk, for every voxel."""
+    ck = inp["ck"].astype(np.float64)[: int(inp["numK"]) - int(inp["kGlobalIndex"])][:1024]
+    pos = np.stack([inp["x"], inp["y"], inp["z"]], axis=1).astype(np.float64)
+    arg = 2.0 * np.pi * (pos @ ck[:, :3].T)                 # [voxels, k]
+    qr = inp["Qr"].astype(np.float64) + np.cos(arg) @ ck[:, 3]
+    qi = inp["Qi"].astype(np.float64) + np.sin(arg) @ ck[:, 3]
+    return {"Qr": qr.astype(np.float32), "Qi": qi.astype(np.float32)}
+
+
+def gridding_scatter(inp, p):
+    """grid[c] += sum over samples within halfWidth of c (per axis) of w * (real, imag) * sdc, with the
+    separable weight w = LUT[q(dz)] * LUT[q(dy)] * LUT[q(dx)], q(d) = floor(d^2 * lutScale).  The window
+    bounds and LUT indices are single float32 roundings of the sample position, done here in float32 as the
+    definition states them; the sums are float64."""
+    n = int(p["grid"])
+    f32 = np.float32
+    s = inp["samples"]
+    hw, scale, lut = f32(inp["halfWidth"]), f32(inp["lutScale"]), inp["kernelLUT"].astype(np.float64)
+    half = f32(0.5) * f32(n)
+    pos = [s[:, 2 + a] + half for a in range(3)]           # float32 grid coordinates x, y, z
+    val = [(s[:, 0] * s[:, 5]).astype(np.float64), (s[:, 1] * s[:, 5]).astype(np.float64)]   # float32 products
+    lo = [np.maximum(np.ceil(c - hw).astype(np.int64), 0) for c in pos]
+    hi = [np.minimum(np.floor(c + hw).astype(np.int64), n - 1) for c in pos]
+    grid = np.zeros((n * n * n, 2))
+    span = int(np.ceil(2 * float(hw))) + 1
+    weights = []
+    for a in range(3):
+        w_axis, cells = [], []
+        for o in range(span):
+            c = lo[a] + o
+            d = c.astype(np.float32) - pos[a]
+            idx = np.minimum((d * d * scale).astype(np.int64), len(lut) - 1)
+            w_axis.append(np.where(c <= hi[a], lut[idx], 0.0))
+            cells.append(np.minimum(c, n - 1))
+        weights.append((w_axis, cells))
+    (wx, cx), (wy, cy), (wz, cz) = weights
+    for oz in range(span):
+        for oy in range(span):
+            for ox in range(span):
+                w = wz[oz] * wy[oy] * wx[ox]
+                m = w != 0.0
+                flat = (cz[oz][m] * n + cy[oy][m]) * n + cx[ox][m]
+                np.add.at(grid[:, 0], flat, w[m] * val[0][m])
+                np.add.at(grid[:, 1], flat, w[m] * val[1][m])
+    out = inp["gridData"].astype(np.float64) + grid.reshape(inp["gridData"].shape)
+    return {"gridData": out.astype(np.float32)}
+
+
+
+# D3Q19: direction vectors in the kernel's entry order (C N S E W T B NE NW SE SW NT NB ST SB ET EB WT WB)
+D3Q19 = np.array([(0, 0, 0), (0, 1, 0), (0, -1, 0), (1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 0, -1),
+                  (1, 1, 0), (-1, 1, 0), (1, -1, 0), (-1, -1, 0), (0, 1, 1), (0, 1, -1), (0, -1, 1),
+                  (0, -1, -1), (1, 0, 1), (1, 0, -1), (-1, 0, 1), (-1, 0, -1)])
+D3Q19_W = np.array([1 / 3] + [1 / 18] * 6 + [1 / 36] * 12)
+
+
+def lbm(inp, p):
+    """One D3Q19 BGK step in the flat structure-of-arrays index space: cell c writes entry i at c + offset_i
+    (offset = dx + dy*nx + dz*nx*ny) with, for an obstacle, its distribution of the opposite direction
+    (bounce-back) and otherwise f_i + omega (feq_i - f_i), feq_i = w_i rho (1 + 3 c_i.u + 4.5 (c_i.u)^2 -
+    1.5 u.u), u = momentum / rho or the fixed inflow (0.005, 0.002, 0) on accelerating cells."""
+    nx, ny, nz = int(p["nx"]), int(p["ny"]), int(p["nz"])
+    src = inp["srcGrid"]
+    dst = inp["dstGrid"].astype(np.float64)
+    cells = np.arange(2 * nx * ny, 2 * nx * ny + nx * ny * nz)
+    f = src[:19, cells].astype(np.float64)                       # [19, cells]
+    flags = src[19, cells].view(np.int32)
+    rho = f.sum(axis=0)
+    u = (D3Q19.T.astype(np.float64) @ f) / rho                   # [3, cells]
+    accel = (flags & 2) != 0
+    u[:, accel] = np.array([0.005, 0.002, 0.0])[:, None]
+    cu = D3Q19.astype(np.float64) @ u                            # [19, cells]
+    feq = D3Q19_W[:, None] * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - 1.5 * (u * u).sum(axis=0))
+    post = f + 1.95 * (feq - f)
+    opposite = [int(np.flatnonzero((D3Q19 == -d).all(axis=1))[0]) for d in D3Q19]
+    obstacle = (flags & 1) != 0
+    post[:, obstacle] = f[opposite][:, obstacle]
+    offset = D3Q19[:, 0] + D3Q19[:, 1] * nx + D3Q19[:, 2] * nx * ny
+    for i in range(19):
+        dst[i, cells + offset[i]] = post[i]
+    return {"dstGrid": dst.astype(np.float32)}
+
+
+def tpacf(inp, p):
+    """histo[k] += number of pairs i < j whose dot product d has exactly k bin boundaries with binb >= d."""
+    pts = np.stack([inp["x"], inp["y"], inp["z"]], axis=1).astype(np.float64)
+    binb = inp["binb"].astype(np.float64)
+    n = len(pts)
+    counts = np.zeros(len(binb) + 1, dtype=np.int64)
+    for i0 in range(0, n, 1024):
+        d = pts[i0:i0 + 1024] @ pts.T                                       # rows i, columns j
+        upper = np.arange(n)[None, :] > np.arange(i0, min(n, i0 + 1024))[:, None]
+        k = np.searchsorted(-binb, -d[upper], side="right")                 # boundaries with binb >= d
+        counts += np.bincount(k, minlength=len(binb) + 1)
+    return {"histo": (inp["histo"].astype(np.int64) + counts).astype(np.uint32)}
