@@ -13,19 +13,24 @@ def jds_matrix(p, rng):
     """A finite-element-like sparse matrix (rows of ~``nnz_row`` non-zeros around the diagonal, a band of
     width ~``band``) in Parboil's padded JDS layout, plus the vector x.
 
+    The sparsity pattern is fixed per size (drawn from a generator seeded by the size's parameters, as the
+    suite's matrices are fixed files), so that the constant-memory tables (``[symbols]``, which the loader
+    fills from a stream of their own) agree with the arrays; the values and x come from ``rng``.
+
     Rows are sorted by decreasing length (``perm`` maps sorted row -> original row); group g of 32 sorted rows
     needs ``sh_zcnt_int[g]`` diagonals (its longest row); diagonal d covers the first 32 * (groups needing
     more than d diagonals) sorted rows, padded with zero values and column 0.
     """
     n, mean, band = int(p["rows"]), float(p["nnz_row"]), int(p["band"])
-    lens = np.clip(np.rint(rng.normal(mean, mean / 3.0, size=n)), 1, 4 * mean).astype(np.int64)
+    pattern = np.random.default_rng([n, band])
+    lens = np.clip(np.rint(pattern.normal(mean, mean / 3.0, size=n)), 1, 4 * mean).astype(np.int64)
     # a few dense rows, as coupling rows in FEM matrices
-    heavy = rng.random(n) < 0.002
+    heavy = pattern.random(n) < 0.002
     lens[heavy] = np.minimum(lens[heavy] * 4, MAX_JDS_DIAGONALS - 1)
     row_of = np.repeat(np.arange(n), lens)
     first = np.r_[0, np.cumsum(lens)[:-1]]
     slot = np.arange(row_of.size) - np.repeat(first, lens)
-    offs = np.rint(rng.normal(0.0, band, size=row_of.size)).astype(np.int64)
+    offs = np.rint(pattern.normal(0.0, band, size=row_of.size)).astype(np.int64)
     offs[slot == 0] = 0                                   # every row has its diagonal entry
     cols = (row_of + offs) % n
     vals = rng.uniform(0.0, 1.0, size=row_of.size)
@@ -127,8 +132,7 @@ def cutcp_neighbour_offsets(cutoff: float = 12.0) -> np.ndarray:
 
 def cutcp_atoms(p, rng):
     """Water-box-like atoms (4 to 8 per 4 A bin, about 0.1 atoms per cubic A, charges of O -0.834 and
-    H +0.417) already binned: ``bins`` x BIN_DEPTH float4 slots, empty slots far away with no charge; and the
-    neighbour-offset list for the constant symbol NbrList."""
+    H +0.417) already binned: ``bins`` x BIN_DEPTH float4 slots, empty slots far away with no charge."""
     bx, by, bz = int(p["bins_x"]), int(p["bins_y"]), int(p["bins_z"])
     nbins = bx * by * bz
     count = rng.integers(4, CUTCP_BIN_DEPTH + 1, size=nbins)
@@ -141,10 +145,16 @@ def cutcp_atoms(p, rng):
         pos = corner[used] + rng.uniform(0.0, CUTCP_BIN_LENGTH, size=(int(used.sum()), 3))
         slots[used, s, :3] = pos
         slots[used, s, 3] = rng.choice([-0.834, 0.417, 0.417], size=int(used.sum()))
-    offs = cutcp_neighbour_offsets()
+    return {"binZeroAddr": slots.reshape(nbins * CUTCP_BIN_DEPTH, 4)}
+
+
+def cutcp_neighbour_list(p, rng):
+    """The constant symbol NbrList (the neighbour-bin offsets for the size's cutoff, zero-padded to
+    NBRLIST_MAXLEN) and its length nbrlistlen."""
+    offs = cutcp_neighbour_offsets(float(p["cutoff"]))
     nbr = np.zeros((CUTCP_NBRLIST_MAXLEN, 3), dtype=np.int32)
     nbr[:len(offs)] = offs
-    return {"binZeroAddr": slots.reshape(nbins * CUTCP_BIN_DEPTH, 4), "NbrList": nbr}
+    return {"NbrList": nbr, "nbrlistlen": np.int32(len(offs))}
 
 
 def mri_k_space(p, rng):
@@ -210,8 +220,7 @@ def lbm_grids(p, rng):
 
 def tpacf_points(p, rng):
     """A clustered catalogue on a patch of sky (``clusters`` centres within 20 degrees of a pole, points
-    scattered about them by ~1 degree), as float32 unit vectors, and the cosines of the angular bin
-    boundaries: NUM_BINS = 20 bins, 5 per decade from 1 to 10,000 arcminutes."""
+    scattered about them by ~1 degree), as float32 unit vectors."""
     n = int(p["n"])
     nc = int(p["clusters"])
     deg = np.pi / 180.0
@@ -221,7 +230,11 @@ def tpacf_points(p, rng):
     theta = np.abs(c_theta[which] + rng.normal(0.0, 1.0 * deg, n))
     phi = c_phi[which] + rng.normal(0.0, 1.0 * deg, n) / np.maximum(np.sin(theta), 1e-3)
     xyz = np.stack([np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)])
+    return {"x": xyz[0].astype(np.float32), "y": xyz[1].astype(np.float32), "z": xyz[2].astype(np.float32)}
+
+
+def tpacf_bins(p, rng):
+    """The constant symbol binb: cosines of the NUM_BINS + 1 = 21 angular bin boundaries, 5 per decade
+    from 1 to 10,000 arcminutes."""
     arcmin = 10.0 ** (np.arange(21) / 5.0)
-    binb = np.cos(arcmin / 60.0 * deg)
-    return {"x": xyz[0].astype(np.float32), "y": xyz[1].astype(np.float32), "z": xyz[2].astype(np.float32),
-            "binb": binb}
+    return {"binb": np.cos(np.radians(arcmin / 60.0))}
