@@ -37,3 +37,43 @@ def atomic_cost(inp, p):
     odd = (t + 1) * size // 2 - t * size // 2                    # odd integers in [t*size, (t+1)*size)
     out = inp["result"].astype(np.float64) + np.bincount(t % naddr, weights=odd, minlength=naddr)
     return {"result": out.astype(np.float32)}
+
+
+HPCC_POLY = np.uint64(7)
+
+
+def random_access(inp, p):
+    """Apply every thread's updates: ran <- (ran << 1) xor (POLY if the top bit of ran is set), then
+    Table[ran mod size] ^= ran, ``updates`` times per thread."""
+    table = inp["Table"].copy()
+    mask = np.uint64(int(inp["TableSize"]) - 1)
+    ran = inp["starts"].copy()
+    for _ in range(int(inp["updates"])):
+        top = (ran >> np.uint64(63)) != 0
+        ran = (ran << np.uint64(1)) ^ np.where(top, HPCC_POLY, np.uint64(0))
+        np.bitwise_xor.at(table, ran & mask, ran)
+    return {"Table": table}
+
+
+def filter(inp, p):  # noqa: A001 - the suite's name
+    """nres += number of positive elements (their order in dst follows the atomics)."""
+    return {"nres": (inp["nres"] + np.count_nonzero(inp["src"] > 0)).astype(np.int32)}
+
+
+def bsearch(inp, p):
+    """r[i] = the last position j with a[j] <= z[i] (0 when every a[j] > z[i])."""
+    pos = np.searchsorted(inp["a"], inp["z"], side="right") - 1
+    return {"r": np.maximum(pos, 0).astype(np.int32)}
+
+
+def jacobi(inp, p):
+    """Interior rows iy_start..iy_end-1 and columns 1..nx-2: a_new = mean of the four neighbours in a;
+    l2_norm += sum of (a_new - a)^2 over them; everything else in a_new unchanged."""
+    nx, ny = int(p["nx"]), int(p["ny"])
+    a = inp["a"].astype(np.float64).reshape(ny, nx)
+    y0, y1 = int(inp["iy_start"]), int(inp["iy_end"])
+    new = 0.25 * (a[y0:y1, 2:] + a[y0:y1, :-2] + a[y0 + 1:y1 + 1, 1:-1] + a[y0 - 1:y1 - 1, 1:-1])
+    a_new = inp["a_new"].astype(np.float64).reshape(ny, nx).copy()
+    a_new[y0:y1, 1:-1] = new
+    norm = inp["l2_norm"].astype(np.float64) + ((new - a[y0:y1, 1:-1]) ** 2).sum()
+    return {"a_new": a_new.reshape(inp["a_new"].shape).astype(np.float32), "l2_norm": norm.astype(np.float32)}
