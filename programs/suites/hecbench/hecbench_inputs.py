@@ -12,3 +12,18 @@ def bsearch_sorted(p, rng):
     a = np.sort(rng.integers(0, 1 << 30, n, dtype=np.int64)).astype(np.int32)
     return {"a": a, "z": rng.integers(0, 1 << 30, m, dtype=np.int64).astype(np.int32)}
 
+
+
+def aidw_points(p, rng):
+    """``dnum`` data points of uneven density in the unit square (half uniform, half in eight Gaussian
+    clusters) carrying z = a smooth surface plus noise, and ``inum`` uniform points to interpolate."""
+    dnum, inum = int(p["dnum"]), int(p["inum"])
+    half = dnum // 2
+    centres = rng.uniform(0.15, 0.85, size=(8, 2))
+    clustered = centres[rng.integers(0, 8, dnum - half)] + rng.normal(0.0, 0.03, size=(dnum - half, 2))
+    pts = np.clip(np.concatenate([rng.uniform(0.0, 1.0, size=(half, 2)), clustered]), 0.0, 1.0)
+    z = np.sin(6.0 * pts[:, 0]) * np.cos(4.0 * pts[:, 1]) + 0.1 * rng.normal(size=dnum) + 2.0
+    q = rng.uniform(0.0, 1.0, size=(inum, 2))
+    f32 = np.float32
+    return {"dx": pts[:, 0].astype(f32), "dy": pts[:, 1].astype(f32), "dz": z.astype(f32),
+            "ix": q[:, 0].astype(f32), "iy": q[:, 1].astype(f32)}

@@ -77,3 +77,26 @@ def jacobi(inp, p):
     a_new[y0:y1, 1:-1] = new
     norm = inp["l2_norm"].astype(np.float64) + ((new - a[y0:y1, 1:-1]) ** 2).sum()
     return {"a_new": a_new.reshape(inp["a_new"].shape).astype(np.float32), "l2_norm": norm.astype(np.float32)}
+
+
+def _aidw_alpha(mu):
+    """Triangular membership of the normalised density mu over the powers 1..5 (Lu and Wong)."""
+    levels = np.array([0.1, 0.3, 0.5, 0.7, 0.9])
+    return np.interp(mu, levels, [1.0, 2.0, 3.0, 4.0, 5.0])
+
+
+def aidw(inp, p):
+    """z(q) = sum_i z_i d_i^-alpha / sum_i d_i^-alpha, alpha from mu = clamp(r_obs / r_exp / 2, 0, 1), r_obs
+    the mean distance to the K = 10 nearest data points, r_exp = 1 / (2 sqrt(n / area))."""
+    d = np.stack([inp["dx"], inp["dy"]], axis=1).astype(np.float64)
+    z = inp["dz"].astype(np.float64)
+    q = np.stack([inp["ix"], inp["iy"]], axis=1).astype(np.float64)
+    r_exp = 1.0 / (2.0 * np.sqrt(len(d) / float(inp["area"])))
+    out = np.empty(len(q))
+    for s in range(0, len(q), 1024):
+        dist = np.sqrt(((q[s:s + 1024, None, :] - d[None, :, :]) ** 2).sum(axis=2))
+        r_obs = np.partition(dist, 9, axis=1)[:, :10].mean(axis=1)
+        alpha = _aidw_alpha(np.clip(r_obs / r_exp / 2.0, 0.0, 1.0))
+        w = dist ** -alpha[:, None]
+        out[s:s + 1024] = (w @ z) / w.sum(axis=1)
+    return {"iz": out.astype(np.float32)}
