@@ -27,3 +27,16 @@ def aidw_points(p, rng):
     f32 = np.float32
     return {"dx": pts[:, 0].astype(f32), "dy": pts[:, 1].astype(f32), "dz": z.astype(f32),
             "ix": q[:, 0].astype(f32), "iy": q[:, 1].astype(f32)}
+
+
+def option_records(p, rng):
+    """``n`` option records of 7 words {s, strike, r, divq, v, t: float32; type: int32}, as FinanceBench
+    draws them: spot 5..30, strike 1..100, rate 0.01..0.1, yield 0..0.05, volatility 0.05..0.65,
+    0.25..10 years, calls and puts."""
+    n = int(p["n"])
+    rec = np.zeros((n, 7), dtype=np.float32)
+    for col, (lo, hi) in enumerate([(5.0, 30.0), (1.0, 100.0), (0.01, 0.1), (0.0, 0.05), (0.05, 0.65),
+                                    (0.25, 10.0)]):
+        rec[:, col] = rng.uniform(lo, hi, n)
+    rec[:, 6] = rng.integers(0, 2, n).astype(np.int32).view(np.float32)
+    return {"options": rec}

@@ -100,3 +100,37 @@ def aidw(inp, p):
         w = dist ** -alpha[:, None]
         out[s:s + 1024] = (w @ z) / w.sum(axis=1)
     return {"iz": out.astype(np.float32)}
+
+
+def nbody_accel(inp, p):
+    """acc_i = sum_j G m_j (r_j - r_i) / (|r_j - r_i|^2 + eps^2)^(3/2) (j = i contributes zero); the other
+    fields of every particle unchanged.  Particles are rows of 10 floats: pos[3], vel[3], acc[3], mass."""
+    part = inp["particles"].astype(np.float64)
+    pos, mass = part[:, 0:3], part[:, 9]
+    acc = np.empty_like(pos)
+    for s in range(0, len(pos), 1024):
+        d = pos[None, :, :] - pos[s:s + 1024, None, :]                       # [i, j, 3]
+        inv3 = ((d * d).sum(axis=2) + float(inp["softening2"])) ** -1.5
+        acc[s:s + 1024] = float(inp["G"]) * np.einsum("ijk,ij,j->ik", d, inv3, mass)
+    out = inp["particles"].copy()
+    out[:, 6:9] = acc.astype(np.float32)
+    return {"particles": out}
+
+
+_erfc = np.frompyfunc(__import__("math").erfc, 1, 1)
+
+
+def _norm_cdf(x):
+    return 0.5 * _erfc(-x / np.sqrt(2.0)).astype(np.float64)
+
+
+def black_scholes(inp, p):
+    """Black-Scholes price with continuous dividend yield and the exact normal CDF, call or put by type."""
+    rec = inp["options"]
+    s, k, r, q, v, t = (rec[:, c].astype(np.float64) for c in range(6))
+    put = rec[:, 6].view(np.int32) != 0
+    d1 = (np.log(s / k) + (r - q + 0.5 * v * v) * t) / (v * np.sqrt(t))
+    d2 = d1 - v * np.sqrt(t)
+    ds, dk = s * np.exp(-q * t), k * np.exp(-r * t)
+    price = np.where(put, dk * _norm_cdf(-d2) - ds * _norm_cdf(-d1), ds * _norm_cdf(d1) - dk * _norm_cdf(d2))
+    return {"prices": price.astype(np.float32)}
