@@ -40,3 +40,17 @@ def option_records(p, rng):
         rec[:, col] = rng.uniform(lo, hi, n)
     rec[:, 6] = rng.integers(0, 2, n).astype(np.int32).view(np.float32)
     return {"options": rec}
+
+
+def transpose_tables(p, rng):
+    """The constant tables of tensor_transpose: output extents and the input stride of each output
+    dimension, fastest-varying first, for input extents (d0, d1, d2, d3) (d0 fastest) and the permutation
+    (p0, p1, p2, p3): output dimension i is input dimension p_i."""
+    dims = [int(p[f"d{i}"]) for i in range(4)]
+    perm = [int(p[f"p{i}"]) for i in range(4)]
+    strides = np.cumprod([1] + dims[:-1])
+    out_dims = np.zeros(6, dtype=np.int32)
+    in_strides = np.zeros(6, dtype=np.int32)
+    out_dims[:4] = [dims[q] for q in perm]
+    in_strides[:4] = [strides[q] for q in perm]
+    return {"out_dims": out_dims, "in_strides": in_strides}

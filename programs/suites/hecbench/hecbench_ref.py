@@ -134,3 +134,25 @@ def black_scholes(inp, p):
     ds, dk = s * np.exp(-q * t), k * np.exp(-r * t)
     price = np.where(put, dk * _norm_cdf(-d2) - ds * _norm_cdf(-d1), ds * _norm_cdf(d1) - dk * _norm_cdf(d2))
     return {"prices": price.astype(np.float32)}
+
+
+def bitonic_step(inp, p):
+    """For every l with bit j clear: (a[l], a[l + j]) becomes (min, max) where bit k of l is clear, else
+    (max, min)."""
+    a = inp["a"].copy()
+    j, k = int(inp["j"]), int(inp["k"])
+    l = np.arange(a.size)
+    l = l[(l & j) == 0]
+    lo, hi = np.minimum(a[l], a[l + j]), np.maximum(a[l], a[l + j])
+    up = (l & k) == 0
+    a[l], a[l + j] = np.where(up, lo, hi), np.where(up, hi, lo)
+    return {"a": a}
+
+
+def tensor_transpose(inp, p):
+    """out[c0, c1, c2, c3] (c0 fastest) = in at the coordinates that put c_i on input dimension p_i."""
+    dims = [int(p[f"d{i}"]) for i in range(4)]
+    perm = [int(p[f"p{i}"]) for i in range(4)]
+    x = inp["in"].reshape(dims[::-1])                   # numpy axes slowest first: axis a is dimension 3 - a
+    axes = [3 - perm[3 - a] for a in range(4)]          # output axis a (dimension 3 - a) from input dimension
+    return {"out": np.ascontiguousarray(x.transpose(axes)).ravel()}
