@@ -63,3 +63,49 @@ def pagerank_state(p, rng):
         nxt = np.bincount(col, weights=rank[src] / deg[src], minlength=n)
         rank = 0.15 / n + 0.85 * nxt
     return {"row": row, "col": col, "page_rank1": rank.astype(np.float32)}
+
+
+def color_state(p, rng):
+    """Graph, distinct random vertex values, and the colours after ``rounds`` rounds of max colouring
+    (round r colours every uncoloured vertex whose value exceeds all its uncoloured neighbours' with r)."""
+    row, col = graph(p, rng)
+    n = len(row) - 1
+    value = rng.permutation(n).astype(np.int64)
+    color = np.full(n, -1, dtype=np.int64)
+    src = np.repeat(np.arange(n), np.diff(row))
+    for r in range(int(p["rounds"])):
+        live = (color[src] == -1) & (color[col] == -1)
+        nbr_max = np.full(n, -1, dtype=np.int64)
+        np.maximum.at(nbr_max, src[live], value[col[live]])
+        color[(color == -1) & (value > nbr_max)] = r
+    return {"row": row, "col": col, "node_value": value.astype(np.int32), "color_array": color.astype(np.int32)}
+
+
+FW_INF = (1 << 29) - 1      # INF + INF does not overflow
+
+
+def fw_matrix(p, rng):
+    """Dense distance matrix of a uniform random directed graph (``degree`` out-edges per vertex, weights
+    1..100, 0 on the diagonal, INF elsewhere) after the first ``k`` pivots of Floyd-Warshall."""
+    n, k = int(p["n"]), int(p["k"])
+    d = np.full((n, n), FW_INF, dtype=np.int32)
+    src = np.repeat(np.arange(n), int(p["degree"]))
+    dst = rng.integers(0, n, src.size)
+    d[src, dst] = rng.integers(1, 101, src.size)
+    np.fill_diagonal(d, 0)
+    for pivot in range(k):
+        np.minimum(d, d[:, pivot:pivot + 1] + d[pivot:pivot + 1, :], out=d)
+    return {"dist": d}
+
+
+def oriented_graph(p, rng):
+    """The size's graph oriented from lower to higher vertex id: CSR (row_start, sorted edge_dst) of the
+    edges u -> v with u < v, and edge_src, the source of every oriented edge."""
+    row, col = graph(p, rng)
+    src = np.repeat(np.arange(len(row) - 1), np.diff(row))
+    keep = col > src                                   # CSR rows are sorted, so the kept lists stay sorted
+    src, dst = src[keep], col[keep]
+    row_start = np.zeros(len(row), dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=len(row) - 1), out=row_start[1:])
+    return {"row_start": row_start.astype(np.int32), "edge_dst": dst.astype(np.int32),
+            "edge_src": src.astype(np.int32), "m": np.int32(dst.size)}
