@@ -103,18 +103,20 @@ def check_args(spec, kernel, cuda_params: list[KernelParam] | None = None) -> No
     for i, (e, p) in enumerate(zip(spec.args, params)):
         c = cuda_params[i] if cuda_params else None
         pname = names[i]
+        # a python fill without a shape may give a value (a frontier's length, a graph's edge count)
+        value = e.is_scalar or (e.fill == "python" and e.shape is None and not p.is_pointer_sized)
         if c is not None and c.name != e.name:
             raise LaunchFileError(f"{head}: [[args]] #{i + 1} is {e.name!r}, parameter {i + 1} is {c.name!r}")
-        if not e.is_scalar and not p.is_pointer_sized:
+        if not value and not p.is_pointer_sized:
             raise LaunchFileError(f"{head}: [[args]] #{i + 1} {e.name!r} is an array, but parameter {pname!r} "
                                   f"is a value (.{p.type})")
-        if e.is_scalar and c is not None and c.pointer:
+        if value and c is not None and c.pointer:
             raise LaunchFileError(f"{head}: [[args]] #{i + 1} {e.name!r} is a value, but parameter {pname!r} "
                                   f"is a pointer ({c.ctype}): give it fill and shape")
-        if e.is_scalar and e.dtype.itemsize != p.size_bytes:
+        if value and e.dtype.itemsize != p.size_bytes:
             raise LaunchFileError(f"{head}: [[args]] #{i + 1} {e.name!r} is {e.dtype.name} "
                                   f"({e.dtype.itemsize} bytes), parameter {pname!r} is .{p.type} "
                                   f"({p.size_bytes} bytes)")
-        if e.is_scalar and (e.dtype.kind == "f") != (p.type[0] == "f") and p.type[0] != "b":
+        if value and (e.dtype.kind == "f") != (p.type[0] == "f") and p.type[0] != "b":
             raise LaunchFileError(f"{head}: [[args]] #{i + 1} {e.name!r} is {e.dtype.name}, parameter "
                                   f"{pname!r} is .{p.type}")

@@ -306,6 +306,15 @@ def test_args_that_do_not_fit_the_kernel_name_both_lists(tmp_path):
     (tmp_path / "vector_add.toml").write_text(text.replace('value = "n"', 'shape = 1\nfill = "zeros"'))
     with pytest.raises(LaunchFileError, match="#4 'n' is an array, but parameter 'n' is a value"):
         check_args(load(tmp_path / "vector_add.toml"), k, cuda)
+    (tmp_path / "inputs.py").write_text("import numpy as np\ndef count(p, rng):\n    return {'n': np.int32(7)}\n")
+    (tmp_path / "vector_add.toml").write_text(text.replace('value = "n"', 'shape = [1]\nfill = "python"\n'
+                                                           'function = "inputs.py:count"'))
+    with pytest.raises(LaunchFileError, match="#4 'n' is an array, but parameter 'n' is a value"):
+        check_args(load(tmp_path / "vector_add.toml"), k, cuda)
+    (tmp_path / "vector_add.toml").write_text(text.replace('value = "n"', 'fill = "python"\n'
+                                                           'function = "inputs.py:count"'))
+    check_args(load(tmp_path / "vector_add.toml"), k, cuda)       # a python function may give a value
+    assert load(tmp_path / "vector_add.toml").make_args("small")[3] == np.int32(7)
     (tmp_path / "vector_add.toml").write_text(text.replace('dtype = "int32"', 'dtype = "int64"'))
     with pytest.raises(LaunchFileError, match=r"#4 'n' is int64 \(8 bytes\), parameter 'n' is .u32 \(4 bytes\)"):
         check_args(load(tmp_path / "vector_add.toml"), k, cuda)
