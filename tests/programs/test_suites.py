@@ -1,0 +1,59 @@
+"""Every validation-suite kernel (``programs/suites/<suite>/<name>.toml``) runs at its ``small`` sizes in the
+functional emulator from its checked-in PTX and matches its numpy reference under the launch file's tolerance.
+
+Data-driven from the launch files: a new kernel is covered by adding its files.  A kernel whose PTX uses a
+construct the emulator does not support yet is listed in the "Needs ISA support" table of
+``programs/suites/README.md`` (suite, program, construct, error); it is expected to fail here (strictly: once
+the ISA supports it, the test says so, and the row comes out of the table).
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import gpusim
+import programs
+from gpusim.launch import load
+
+README = programs.SUITES / "README.md"
+
+
+def needs_isa_support() -> dict[tuple[str, str], str]:
+    """``{(suite folder, program): construct}`` from the README's "Needs ISA support" table."""
+    if not README.is_file():
+        return {}
+    text = README.read_text()
+    m = re.search(r"^#+ Needs ISA support\s*$(.*?)(?=^#|\Z)", text, re.MULTILINE | re.DOTALL)
+    rows = {}
+    for line in (m.group(1) if m else "").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[1].startswith("`"):
+            rows[(cells[0].strip("`"), cells[1].strip("`"))] = cells[2]
+    return rows
+
+
+NEEDS_ISA = needs_isa_support()
+CASES = [pytest.param(suite, spec.name, size, id=f"{suite}/{spec.name}-{size}",
+                      marks=[pytest.mark.xfail(reason=f"needs ISA support: {NEEDS_ISA[suite, spec.name]}",
+                                               strict=True)] if (suite, spec.name) in NEEDS_ISA else [])
+         for suite, spec in programs.suite_specs() for size in spec.sizes if size.startswith("small")]
+
+
+@pytest.mark.parametrize("suite,name,size", CASES)
+def test_suite_kernel_matches_reference_in_emulation(suite, name, size):
+    spec = load(programs.SUITES / suite / f"{name}.toml")
+    result = gpusim.run(spec.ptx_path, mode="emulate", size=size, check=True)
+    assert result.check.ok, result.check.message
+
+
+def test_every_needs_isa_row_names_a_suite_kernel():
+    known = {(suite, spec.name) for suite, spec in programs.suite_specs()}
+    assert set(NEEDS_ISA) <= known, f"README rows without a kernel: {sorted(set(NEEDS_ISA) - known)}"
+
+
+def test_every_suite_kernel_has_a_small_size_and_names_its_suite():
+    for suite, spec in programs.suite_specs():
+        assert any(s.startswith("small") for s in spec.sizes), f"{suite}/{spec.name}: no small size"
+        assert spec.suite, f"{suite}/{spec.name}: [program] suite is not set"
+        assert len(spec.sizes) >= 2, f"{suite}/{spec.name}: needs a realistic size besides small"
