@@ -50,23 +50,6 @@ def rmat_graph(scale: int, edge_factor: int, rng: np.random.Generator, a=0.57, b
     return csr_from_edges(n, perm[src], perm[dst])
 
 
-def bfs_levels(row_ptr: np.ndarray, col: np.ndarray, source: int) -> np.ndarray:
-    """BFS level of every vertex from ``source`` (-1 where unreachable), level-synchronous."""
-    n = len(row_ptr) - 1
-    level = np.full(n, -1, dtype=np.int64)
-    level[source] = 0
-    frontier = np.array([source], dtype=np.int64)
-    depth = 0
-    while frontier.size:
-        starts, ends = row_ptr[frontier].astype(np.int64), row_ptr[frontier + 1].astype(np.int64)
-        nbrs = col[expand_ranges(starts, ends)]
-        nbrs = sorted_unique(nbrs[level[nbrs] < 0])
-        depth += 1
-        level[nbrs] = depth
-        frontier = nbrs
-    return level
-
-
 def expand_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Concatenation of arange(s, e) for every (s, e) pair, vectorised."""
     lens = ends - starts
@@ -75,12 +58,6 @@ def expand_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     offs = np.repeat(starts - np.r_[0, np.cumsum(lens)[:-1]], lens)
     return np.arange(total, dtype=np.int64) + offs
-
-
-def widest_level(level: np.ndarray) -> int:
-    """The BFS level with the most vertices (the representative step of a level-synchronous traversal)."""
-    counts = np.bincount(level[level >= 0])
-    return int(np.argmax(counts))
 
 
 def source_vertex(row_ptr: np.ndarray) -> int:

@@ -36,12 +36,10 @@ def jds_matrix(p, rng):
     vals = rng.uniform(0.0, 1.0, size=row_of.size)
 
     perm = np.argsort(-lens, kind="stable")
-    sorted_lens = lens[perm]
     groups = -(-n // 32)
-    zcnt = np.zeros(groups, dtype=np.int64)
     padded = np.zeros(groups * 32, dtype=np.int64)
-    padded[:n] = sorted_lens
-    zcnt[:] = padded.reshape(groups, 32).max(axis=1)
+    padded[:n] = lens[perm]
+    zcnt = padded.reshape(groups, 32).max(axis=1)
     ndiag = int(zcnt.max())
     if ndiag > MAX_JDS_DIAGONALS or groups > MAX_JDS_GROUPS:
         raise ValueError("spmv_jds: matrix exceeds the kernel's constant tables")
@@ -174,8 +172,8 @@ GRIDDING_LUT_SIZE = 257          # squared distances 0 .. halfWidth^2 at lutScal
 def gridding_samples(p, rng):
     """3D radial k-space trajectory (``spokes`` lines through the centre, ``per_spoke`` samples each, in grid
     units within 0.45 of the grid size of the centre) as ReconstructionSample {real, imag, kX, kY, kZ, sdc}
-    records, density compensation sdc ~ r^2; and the Kaiser-Bessel lookup table (normalised to 1 at the centre) for a kernel of width
-    2 * halfWidth on a twice-oversampled grid (beta after Beatty et al.)."""
+    records, density compensation sdc ~ r^2; and the Kaiser-Bessel lookup table, normalised to 1 at the
+    centre, for a kernel of width 2 * halfWidth on a twice-oversampled grid (beta after Beatty et al.)."""
     n, spokes, per = int(p["grid"]), int(p["spokes"]), int(p["per_spoke"])
     d = rng.normal(size=(spokes, 3))
     d /= np.linalg.norm(d, axis=1, keepdims=True)
