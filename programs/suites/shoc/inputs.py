@@ -1,0 +1,87 @@
+"""Seeded input builders for the SHOC kernels of the validation corpus (``fill = "python"`` in the launch
+files): each is ``func(params, rng) -> {argument name: numpy array}``, called once per (size, seed)."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _random_rows(dim: int, density: float, rng) -> list[np.ndarray]:
+    """The sorted column indices of each row of a dim x dim matrix whose entries are nonzero independently
+    with probability ``density`` (SHOC's random sparse matrix: 1% of the entries, uniformly placed)."""
+    lengths = rng.binomial(dim, density, size=dim)
+    return [np.sort(rng.choice(dim, size=int(n), replace=False)) for n in lengths]
+
+
+def csr_matrix(params, rng):
+    """A random sparse matrix in CSR form: ``val`` (float32 in [0, 1)), ``cols``, ``rowDelimiters``."""
+    rows = _random_rows(params["dim"], params["density"], rng)
+    lengths = np.array([len(r) for r in rows])
+    delimiters = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    cols = np.concatenate(rows).astype(np.int32)
+    val = rng.uniform(0.0, 1.0, size=cols.size).astype(np.float32)
+    return {"val": val, "cols": cols, "rowDelimiters": delimiters}
+
+
+def ellpackr_matrix(params, rng):
+    """The same kind of random matrix in ELLPACK-R form: ``val`` and ``cols`` column-major and padded to the
+    longest row (entry k of row r at k * dim + r; padding is value 0 at column 0), ``rowLengths``."""
+    dim = params["dim"]
+    rows = _random_rows(dim, params["density"], rng)
+    lengths = np.array([len(r) for r in rows], dtype=np.int32)
+    width = int(lengths.max())
+    cols = np.zeros((width, dim), dtype=np.int32)
+    val = np.zeros((width, dim), dtype=np.float32)
+    for r, c in enumerate(rows):
+        cols[:len(c), r] = c
+        val[:len(c), r] = rng.uniform(0.0, 1.0, size=len(c))
+    return {"val": val.ravel(), "cols": cols.ravel(), "rowLengths": lengths}
+
+
+def md5_key(index: int, byte_length: int, vals_per_byte: int) -> bytes:
+    """The key of ``index`` in SHOC's MD5Hash key space: byte i is digit i (least significant first) of
+    ``index`` in base ``vals_per_byte``."""
+    key = []
+    for _ in range(byte_length):
+        key.append(index % vals_per_byte)
+        index //= vals_per_byte
+    return bytes(key)
+
+
+def md5_target(params, rng):
+    """``searchDigest``: the MD5 digest (four little-endian 32-bit words) of a key drawn uniformly from the
+    key space."""
+    import hashlib
+    keyspace = params["valsPerByte"] ** params["byteLength"]
+    index = int(rng.integers(0, keyspace))
+    digest = hashlib.md5(md5_key(index, params["byteLength"], params["valsPerByte"])).digest()
+    return {"searchDigest": np.frombuffer(digest, dtype="<u4").astype(np.uint32)}
+
+
+def md_system(params, rng):
+    """Atoms on a jittered cubic lattice (spacing 1.5, each coordinate displaced by up to +-0.05, so no pair
+    lies within 0.07 of the cutoff 4 and the cutoff test is never a rounding question) and SHOC's neighbour
+    list of neighCount = 128 entries per atom, stored neighbour-major (entry j of atom i at j * inum + i).
+
+    The neighbours of an atom are the 128 lattice sites nearest to it (periodic in the site indices, so the
+    wrapped ones at the faces are far away in space and fall outside the cutoff), listed in a random order;
+    about 80 of them are within the cutoff.  The atoms are numbered in a random order, as SHOC's randomly
+    placed atoms are, so neighbour positions are gathered from scattered addresses.
+    Returns ``position`` (inum x 4 float32, w = 0) and ``neighList``."""
+    lx, ly, lz, count = params["lx"], params["ly"], params["lz"], params["neighCount"]
+    inum = lx * ly * lz
+    r = np.arange(-4, 5)
+    off = np.stack(np.meshgrid(r, r, r, indexing="ij"), axis=-1).reshape(-1, 3)
+    off = off[np.any(off != 0, axis=1)]
+    order = np.lexsort((off[:, 2], off[:, 1], off[:, 0], (off ** 2).sum(axis=1)))
+    off = off[order[:count]]                                         # the 128 nearest lattice offsets
+    site = np.stack(np.meshgrid(np.arange(lx), np.arange(ly), np.arange(lz), indexing="ij"), axis=-1).reshape(-1, 3)
+    perm = rng.permutation(inum)                                     # atom number of each site
+    pos = site * 1.5 + rng.uniform(-0.05, 0.05, size=site.shape)
+    position = np.zeros((inum, 4), dtype=np.float32)
+    position[perm, :3] = pos
+    nb_site = (site[:, None, :] + off[None, :, :]) % np.array([lx, ly, lz])
+    nb_atom = perm[(nb_site[..., 0] * ly + nb_site[..., 1]) * lz + nb_site[..., 2]]   # [site, j]
+    nb_atom = rng.permuted(nb_atom, axis=1)
+    neigh = np.empty((count, inum), dtype=np.int32)
+    neigh[:, perm] = nb_atom.T
+    return {"position": position, "neighList": neigh.ravel()}

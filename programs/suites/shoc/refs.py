@@ -1,0 +1,129 @@
+"""numpy references for the SHOC kernels of the validation corpus.
+
+Each function takes the launch's input values (``inputs[name]``, copied before the launch) and the size's
+parameters and returns the expected value of every output argument, written from the benchmark's
+mathematical definition (not from the CUDA): float sums in float64, cast to the argument's dtype at the end
+(the launch file gives the tolerance and why); integer results exactly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+F32 = np.float32
+
+
+def _f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def fma_f32(a, b, c):
+    """a * b + c rounded once to float32 (round to nearest even), elementwise.
+
+    The product of two float32 is exact in float64; the float64 sum is made round-to-odd (a sticky last bit
+    when the sum was inexact, found by Knuth's two-sum), which a second rounding to float32 then rounds
+    correctly."""
+    p = _f64(a) * _f64(b)
+    c = _f64(c)
+    s = p + c
+    bp = s - c
+    err = (p - bp) + (c - (s - bp))
+    bits = s.view(np.int64)
+    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(s)
+    toward = np.where(err > 0, np.inf, -np.inf)
+    s = np.where(fix, np.nextafter(s, toward), s)
+    return s.astype(F32)
+
+
+def triad(inputs, params):
+    """C = A + s B, one rounding (a fused multiply-add)."""
+    return {"C": fma_f32(inputs["s"], inputs["B"], inputs["A"])}
+
+
+def reduce(inputs, params):
+    """Partial sums: block b adds the pairs of elements at b*2*bs + t and b*2*bs + t + bs, stepping by the grid
+    (2*bs*blocks elements), i.e. every element whose index mod (2*bs*blocks) lies in [2*bs*b, 2*bs*(b+1))."""
+    x = _f64(inputs["g_idata"])
+    blocks, bs = params["blocks"], 256
+    stride = 2 * bs * blocks
+    pad = (-x.size) % stride
+    tiles = np.concatenate([x, np.zeros(pad)]).reshape(-1, blocks, 2 * bs)
+    return {"g_odata": tiles.sum(axis=(0, 2)).astype(F32)}
+
+
+def _csr_product(val, cols, row_of_entry, vec, dim):
+    return np.bincount(row_of_entry, weights=_f64(val) * _f64(vec)[cols], minlength=dim)
+
+
+def spmv_csr(inputs, params):
+    """y = A x for A in CSR form (rows delimited by rowDelimiters)."""
+    dim = int(inputs["dim"])
+    delim = inputs["rowDelimiters"]
+    rows = np.repeat(np.arange(dim), np.diff(delim))
+    return {"out": _csr_product(inputs["val"], inputs["cols"], rows, inputs["vec"], dim).astype(F32)}
+
+
+def spmv_ellpackr(inputs, params):
+    """y = A x for A in ELLPACK-R form (entry k of row r at k*dim + r, rowLengths[r] entries per row)."""
+    dim = int(inputs["dim"])
+    lengths = inputs["rowLengths"]
+    width = inputs["val"].size // dim
+    k = np.arange(width)[:, None]
+    live = (k < lengths[None, :]).ravel()
+    rows = np.tile(np.arange(dim), width)[live]
+    return {"out": _csr_product(inputs["val"][live], inputs["cols"][live], rows, inputs["vec"], dim).astype(F32)}
+
+
+
+def md5_search(inputs, params):
+    """The index in [0, keyspace) whose key's MD5 digest is searchDigest, that key and the digest (-1 and
+    zeros when there is none), by exhaustive search with Python's hashlib.  Key ``index`` is the byteLength
+    base-valsPerByte digits of index, least significant first, one per byte."""
+    import hashlib
+    import itertools
+    target = np.asarray(inputs["searchDigest"], dtype="<u4").tobytes()
+    n, vals, keyspace = int(inputs["byteLength"]), int(inputs["valsPerByte"]), int(inputs["keyspace"])
+    index = np.array(inputs["foundIndex"], copy=True)
+    key = np.array(inputs["foundKey"], copy=True)
+    digest = np.array(inputs["foundDigest"], copy=True)
+    # itertools.product varies its last position fastest: reversed, that is digit 0 fastest, i.e. index order
+    for i, digits in enumerate(itertools.product(range(vals), repeat=n)):
+        if i >= keyspace:
+            break
+        k = bytes(reversed(digits))
+        if hashlib.md5(k).digest() == target:
+            index[0] = i
+            key[:n] = np.frombuffer(k, dtype=np.uint8)
+            digest[:] = np.frombuffer(target, dtype="<u4")
+            break
+    return {"foundIndex": index, "foundKey": key, "foundDigest": digest}
+
+
+def lj_force(inputs, params):
+    """F_i = sum over the neighbours j of i with r^2 < cutsq of del * r^-8 (lj1 r^-6 - lj2), del = x_i - x_j."""
+    inum, count = int(inputs["inum"]), int(inputs["neighCount"])
+    pos = _f64(inputs["position"])[:, :3]
+    nb = np.asarray(inputs["neighList"]).reshape(count, inum)
+    d = pos[None, :, :] - pos[nb]                                    # [j, i, xyz]
+    r2 = (d ** 2).sum(axis=-1)
+    inside = r2 < float(inputs["cutsq"])
+    inv = np.where(inside, 1.0 / np.where(inside, r2, 1.0), 0.0)
+    r6 = inv ** 3
+    fc = inv * r6 * (float(inputs["lj1"]) * r6 - float(inputs["lj2"]))
+    f = (d * fc[..., None]).sum(axis=0)
+    out = np.zeros((inum, 4), dtype=F32)
+    out[:, :3] = f
+    return {"force": out}
+
+
+def stencil2d(inputs, params):
+    """One 9-point step on the interior: wCenter c + wCardinal (n + s + e + w) + wDiagonal (diagonals); the
+    halo and the row padding of the output are left as they were."""
+    rows, cols = params["rows"], params["cols"]
+    a = _f64(inputs["data"])
+    out = np.array(inputs["newData"], copy=True)
+    c = a[1:rows + 1, 1:cols + 1]
+    card = a[:rows, 1:cols + 1] + a[2:rows + 2, 1:cols + 1] + a[1:rows + 1, :cols] + a[1:rows + 1, 2:cols + 2]
+    diag = a[:rows, :cols] + a[:rows, 2:cols + 2] + a[2:rows + 2, :cols] + a[2:rows + 2, 2:cols + 2]
+    res = float(inputs["wCenter"]) * c + float(inputs["wCardinal"]) * card + float(inputs["wDiagonal"]) * diag
+    out[1:rows + 1, 1:cols + 1] = res.astype(F32)
+    return {"newData": out}
