@@ -85,3 +85,40 @@ def md_system(params, rng):
     neigh = np.empty((count, inum), dtype=np.int32)
     neigh[:, perm] = nb_atom.T
     return {"position": position, "neighList": neigh.ravel()}
+
+
+UNVISITED = 0xFFFFFFFF
+
+
+def bfs_graph(params, rng):
+    """An undirected graph in CSR form (``edgeArray``: numVertices + 1 offsets, ``edgeArrayAux``: the
+    neighbours, sorted) and ``levels`` as a level-synchronous BFS from vertex 0 leaves them just before the
+    launch for level ``curr``: the level of every vertex reached by then, UNVISITED for the rest.
+
+    ``kway = 1``: SHOC's graph, a k-way tree of k = degree (vertex v's children are k v + 1 ... k v + k), so a
+    level is a contiguous range of vertices; ``kway = 0``: a uniform random graph of numVertices * degree / 2
+    edges with uniformly drawn end points (self loops and repeats dropped), irregular gathers."""
+    n, k, curr = params["numVertices"], params["degree"], params["curr"]
+    if params["kway"]:
+        child = np.arange(1, n)
+        src, dst = (child - 1) // k, child
+    else:
+        src = rng.integers(0, n, size=n * k // 2)
+        dst = rng.integers(0, n, size=n * k // 2)
+        keep = src != dst
+        src, dst = src[keep], dst[keep]
+    key = np.sort(np.concatenate([src * n + dst, dst * n + src]))   # both directions, by source then neighbour
+    key = key[np.concatenate([[True], key[1:] != key[:-1]])]
+    src, dst = key // n, key % n
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))])
+    levels = np.full(n, UNVISITED, dtype=np.uint32)
+    levels[0] = 0
+    frontier = np.array([0])
+    for level in range(curr):
+        counts = offsets[frontier + 1] - offsets[frontier]
+        first = np.repeat(offsets[frontier] - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+        reached = np.zeros(n, dtype=bool)
+        reached[dst[first + np.arange(counts.sum())]] = True
+        frontier = np.flatnonzero(reached & (levels == UNVISITED))
+        levels[frontier] = level + 1
+    return {"levels": levels, "edgeArray": offsets.astype(np.uint32), "edgeArrayAux": dst.astype(np.uint32)}

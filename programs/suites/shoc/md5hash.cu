@@ -1,8 +1,9 @@
 // SHOC "MD5Hash" (level 1): a brute-force search of a key space for the key whose MD5 digest is given.
-// Written for gpusim from SHOC's published algorithm and RFC 1321: thread `index` builds its key of
-// byteLength bytes from the base-valsPerByte digits of its index, hashes the single padded 64-byte block
-// with the 64 MD5 steps (straight-line integer code: adds, rotates, boolean functions), compares the digest
-// with the target and, on a match, records its index, key and digest.  Integer arithmetic only.
+// Written for gpusim from SHOC's published algorithm and RFC 1321: key `index` is the byteLength base-
+// valsPerByte digits of index, one per byte; each thread tries the valsPerByte keys that differ only in
+// their first byte, hashing each key's single padded 64-byte block with the 64 MD5 steps (straight-line
+// integer code: adds, rotates, boolean functions), comparing the digest with the target and, on a match,
+// recording the key's index, the key and the digest.  Integer arithmetic only.
 #define ROTL(x, c) (((x) << (c)) | ((x) >> (32 - (c))))
 
 #define STEP(f, a, b, c, d, x, t, s) \
@@ -67,40 +68,44 @@ extern "C" __global__ void FindKeyWithDigest_Kernel(const unsigned int *searchDi
                                                     int *foundIndex, unsigned char *foundKey,
                                                     unsigned int *foundDigest)
 {
-    int index = blockIdx.x * blockDim.x + threadIdx.x;
-    if (index >= keyspace) {
-        return;
-    }
+    int thread = blockIdx.x * blockDim.x + threadIdx.x;
 
-    // the key: byte i is digit i (least significant first) of index in base valsPerByte
-    unsigned char key[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int rest = index;
-    for (int i = 0; i < byteLength; i++) {
-        key[i] = (unsigned char)(rest % valsPerByte);
-        rest /= valsPerByte;
-    }
-
-    // one 512-bit block: the key, the 0x80 terminator, zeros, the length in bits (byteLength <= 7)
-    unsigned int w[16];
-    for (int i = 0; i < 16; i++) {
-        w[i] = 0;
-    }
-    w[0] = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
-    w[1] = key[4] | (key[5] << 8) | (key[6] << 16) | (key[7] << 24);
-    w[byteLength / 4] |= 0x80u << (8 * (byteLength % 4));
-    w[14] = byteLength * 8;
-
-    unsigned int a, b, c, d;
-    md5_block(w, a, b, c, d);
-
-    if (a == searchDigest[0] && b == searchDigest[1] && c == searchDigest[2] && d == searchDigest[3]) {
-        *foundIndex = index;
-        for (int i = 0; i < byteLength; i++) {
-            foundKey[i] = key[i];
+    for (int first = 0; first < valsPerByte; first++) {
+        int index = thread * valsPerByte + first;
+        if (index >= keyspace) {
+            return;
         }
-        foundDigest[0] = a;
-        foundDigest[1] = b;
-        foundDigest[2] = c;
-        foundDigest[3] = d;
+
+        // the key: byte i is digit i (least significant first) of index in base valsPerByte
+        unsigned char key[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int rest = index;
+        for (int i = 0; i < byteLength; i++) {
+            key[i] = (unsigned char)(rest % valsPerByte);
+            rest /= valsPerByte;
+        }
+
+        // one 512-bit block: the key, the 0x80 terminator, zeros, the length in bits (byteLength <= 7)
+        unsigned int w[16];
+        for (int i = 0; i < 16; i++) {
+            w[i] = 0;
+        }
+        w[0] = key[0] | (key[1] << 8) | (key[2] << 16) | (key[3] << 24);
+        w[1] = key[4] | (key[5] << 8) | (key[6] << 16) | (key[7] << 24);
+        w[byteLength / 4] |= 0x80u << (8 * (byteLength % 4));
+        w[14] = byteLength * 8;
+
+        unsigned int a, b, c, d;
+        md5_block(w, a, b, c, d);
+
+        if (a == searchDigest[0] && b == searchDigest[1] && c == searchDigest[2] && d == searchDigest[3]) {
+            *foundIndex = index;
+            for (int i = 0; i < byteLength; i++) {
+                foundKey[i] = key[i];
+            }
+            foundDigest[0] = a;
+            foundDigest[1] = b;
+            foundDigest[2] = c;
+            foundDigest[3] = d;
+        }
     }
 }

@@ -127,3 +127,48 @@ def stencil2d(inputs, params):
     res = float(inputs["wCenter"]) * c + float(inputs["wCardinal"]) * card + float(inputs["wDiagonal"]) * diag
     out[1:rows + 1, 1:cols + 1] = res.astype(F32)
     return {"newData": out}
+
+
+UNVISITED = 0xFFFFFFFF
+
+
+def bfs_level(inputs, params):
+    """One BFS level: every UNVISITED neighbour of a vertex at level curr gets level curr + 1; the flag is
+    raised when any vertex does."""
+    levels = np.asarray(inputs["levels"])
+    offsets = np.asarray(inputs["edgeArray"]).astype(np.int64)
+    nbrs = np.asarray(inputs["edgeArrayAux"]).astype(np.int64)
+    curr = int(inputs["curr"])
+    src = np.repeat(np.arange(levels.size), np.diff(offsets))
+    reached = nbrs[levels[src] == curr]
+    reached = reached[levels[reached] == UNVISITED]
+    out = levels.copy()
+    out[reached] = curr + 1
+    flag = np.array(inputs["flag"], copy=True)
+    if reached.size:
+        flag[0] = 1
+    return {"levels": out, "flag": flag}
+
+
+def block_ranges(n, blocks):
+    """SHOC Scan's partition: block b owns float4 groups [b * (n/4 // blocks), ...), the last one the rest."""
+    n4 = n // 4
+    per = n4 // blocks
+    return [(4 * b * per, 4 * (n4 if b == blocks - 1 else (b + 1) * per)) for b in range(blocks)]
+
+
+def scan_reduce(inputs, params):
+    """The sum of each block's share of the input (see block_ranges)."""
+    x = _f64(inputs["in"])
+    sums = [x[lo:hi].sum() for lo, hi in block_ranges(int(inputs["n"]), params["blocks"])]
+    return {"isums": np.array(sums).astype(F32)}
+
+
+def scan_bottom(inputs, params):
+    """Exclusive prefix sums within each block's share, plus the block's seed isums[b]."""
+    x = _f64(inputs["in"])
+    out = np.array(inputs["out"], copy=True)
+    for b, (lo, hi) in enumerate(block_ranges(int(inputs["n"]), params["blocks"])):
+        seg = x[lo:hi]
+        out[lo:hi] = (float(inputs["isums"][b]) + np.concatenate([[0.0], np.cumsum(seg)[:-1]])).astype(F32)
+    return {"out": out}

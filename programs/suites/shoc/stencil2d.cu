@@ -1,11 +1,11 @@
 // SHOC "Stencil2D" (level 1): one step of a 9-point weighted stencil on a 2D grid,
 // out = wCenter * c + wCardinal * (n + s + e + w) + wDiagonal * (ne + nw + se + sw), the grid stored with a
 // one-point halo around its rows x cols interior.  Written for gpusim from SHOC's published algorithm and
-// its tiling: a block of LCOLS threads owns an LROWS x LCOLS tile, stages the tile and its halo in shared
+// its default tiling (lsize 8 x 256): a block of LCOLS threads owns an LROWS x LCOLS tile, stages the tile and its halo in shared
 // memory (each thread one column, the first and last threads also the halo columns), synchronises, and
 // each thread then computes the LROWS outputs of its column from shared memory.
-#define LROWS 16
-#define LCOLS 64
+#define LROWS 8
+#define LCOLS 256
 
 extern "C" __global__ void stencil2d_kernel(const float *data, float *newData, int pad, float wCenter,
                                             float wCardinal, float wDiagonal)
