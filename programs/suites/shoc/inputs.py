@@ -122,3 +122,33 @@ def bfs_graph(params, rng):
         frontier = np.flatnonzero(reached & (levels == UNVISITED))
         levels[frontier] = level + 1
     return {"levels": levels, "edgeArray": offsets.astype(np.uint32), "edgeArrayAux": dst.astype(np.uint32)}
+
+
+def _block_sorted_keys(params, rng):
+    """Random 32-bit keys, each block's 2 * 256 of them stably sorted by the 4-bit digit at startbit (what
+    the local-sort step of a radix pass leaves), and the values: each key's index before that sort."""
+    n, shift = params["n"], params["startbit"]
+    keys = rng.integers(0, 2 ** 32, size=n, dtype=np.uint32)
+    digit = (keys >> np.uint32(shift)) & np.uint32(0xF)
+    order = np.lexsort((digit, np.arange(n) // 512))               # by block, then digit, stable
+    return keys[order], order.astype(np.uint32), digit[order]
+
+
+def radix_block_keys(params, rng):
+    """``keys`` for findRadixOffsets: see _block_sorted_keys."""
+    keys, _, _ = _block_sorted_keys(params, rng)
+    return {"keys": keys}
+
+
+def radix_scatter_inputs(params, rng):
+    """Inputs of reorderData, consistent with each other: block-sorted ``keys`` and ``values``, each block's
+    digit starts ``blockOffsets`` (block-major; 0 for an absent digit) and ``offsets``, the exclusive scan of
+    the digit counts taken digit-major over the blocks (the destination of each block's run of a digit)."""
+    keys, values, digit = _block_sorted_keys(params, rng)
+    blocks = params["n"] // 512
+    per_block = digit.reshape(blocks, 512)
+    counts = np.stack([(per_block == d).sum(axis=1) for d in range(16)])          # [digit, block]
+    starts = np.stack([np.where(c > 0, np.argmax(per_block == d, axis=1), 0) for d, c in enumerate(counts)])
+    offsets = np.concatenate([[0], np.cumsum(counts.ravel())[:-1]])
+    return {"keys": keys, "values": values, "blockOffsets": starts.T.ravel().astype(np.uint32),
+            "offsets": offsets.astype(np.uint32)}

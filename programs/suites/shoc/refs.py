@@ -230,3 +230,27 @@ def fft512(inputs, params):
     z = (w[:, 0] + 1j * w[:, 1]).reshape(-1, 512)
     x = np.fft.fft(z, axis=1).ravel()
     return {"work": np.stack([x.real, x.imag], axis=1).astype(F32)}
+
+
+def radix_offsets(inputs, params):
+    """For each block of 512 keys (sorted by the digit within the block) and each 4-bit digit d at startbit:
+    counters[d * blocks + b] = how many keys of block b have digit d; blockOffsets[b * 16 + d] = the position
+    in the block of the first of them (0 when there is none)."""
+    keys = np.asarray(inputs["keys"]).view(np.uint32)
+    blocks = int(inputs["totalBlocks"])
+    digit = ((keys >> np.uint32(int(inputs["startbit"]))) & 0xF).reshape(blocks, 512)
+    counters = np.zeros((16, blocks), dtype=np.uint32)
+    starts = np.zeros((blocks, 16), dtype=np.uint32)
+    for d in range(16):
+        hit = digit == d
+        counters[d] = hit.sum(axis=1)
+        starts[:, d] = np.where(hit.any(axis=1), hit.argmax(axis=1), 0)
+    return {"counters": counters.ravel(), "blockOffsets": starts.ravel()}
+
+
+def radix_scatter(inputs, params):
+    """One pass of an LSD radix sort: the keys (and their values) stably sorted by the digit at startbit."""
+    keys = np.asarray(inputs["keys"]).view(np.uint32).ravel()
+    values = np.asarray(inputs["values"]).view(np.uint32).ravel()
+    order = np.argsort((keys >> np.uint32(int(inputs["startbit"]))) & 0xF, kind="stable")
+    return {"outKeys": keys[order], "outValues": values[order]}
