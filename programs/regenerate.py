@@ -16,6 +16,10 @@ hand-written) with ``ptxas -arch=sm_90 -v`` and writes the registers per thread 
 ``registers = ...`` line of its launch file's ``[program]`` table (``registers = 12``, or ``registers = {
 matmul_tiled_16 = 32, matmul_tiled_32 = 32 }`` for a program of several kernels), so a launch file only
 changes when a number does.
+
+The validation corpus, ``programs/suites/<suite>/<name>.cu``, is built the same way but from a fixed staging
+folder (:func:`build_corpus_ptx`), and each launch file there gets the registers of its own PTX (two suites
+may name a kernel alike).
 """
 from __future__ import annotations
 
@@ -64,6 +68,31 @@ def build_ptx(cu: Path, out: Path) -> None:
     cwd = ROOT if cu.is_relative_to(ROOT) else cu.parent
     subprocess.run(nvcc_command(cu.relative_to(cwd), out.resolve()), cwd=cwd, check=True)
     out.write_text(normalise_file_directives(out.read_text()))
+
+
+STAGE = Path("/tmp/gpusim-regenerate")
+
+
+def build_corpus_ptx(cu: Path, out: Path) -> None:
+    """:func:`build_ptx` for a corpus kernel, compiled where its PTX does not depend on the checkout.
+
+    nvcc's output depends on the absolute path of the source: the hash in its internal names (the
+    ``.debug_str`` section, which ``--check`` ignores) and, for some kernels, the code itself (its front end
+    derives a module id from the path; the SHOC md5hash kernel's local-memory code changes with it).  So the
+    source is copied to the fixed folder ``STAGE/<its path relative to the repository root>`` and compiled
+    there, under a lock.  The bundled programs keep :func:`build_ptx`: their H100 records are keyed by the
+    digests of their PTX files."""
+    import fcntl
+    rel = cu.resolve().relative_to(ROOT)
+    STAGE.mkdir(parents=True, exist_ok=True)
+    with open(STAGE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        staged = STAGE / rel
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(cu, staged)
+        subprocess.run(nvcc_command(rel, rel.with_suffix(".ptx")), cwd=STAGE, check=True)
+        ptx = staged.with_suffix(".ptx").read_text()
+    out.write_text(normalise_file_directives(ptx))
 
 
 def registers_table(ptx_files: list[Path]) -> dict[str, int]:
@@ -115,6 +144,18 @@ def regenerate(dest: Path) -> list[Path]:
         out = dest / f"{name}.toml"
         out.write_text(with_registers(spec.path.read_text(), list(spec.kernels), table))
         tomls.append(out)
+    for _, spec in programs.suite_specs():
+        rel = spec.path.relative_to(HERE)
+        ptx = spec.ptx_path                       # a hand-written corpus PTX is only assembled
+        if spec.cu_path is not None:
+            ptx = dest / rel.with_suffix(".ptx")
+            ptx.parent.mkdir(parents=True, exist_ok=True)
+            build_corpus_ptx(spec.cu_path, ptx)
+            written.append(ptx)
+        out = dest / rel
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(with_registers(spec.path.read_text(), list(spec.kernels), registers_table([ptx])))
+        tomls.append(out)
     return written + tomls
 
 
@@ -129,11 +170,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         differ = 0
         for path in regenerate(Path(tmp)):
-            old = (HERE / path.name).read_text() if (HERE / path.name).exists() else ""
+            rel = path.relative_to(tmp)
+            old = (HERE / rel).read_text() if (HERE / rel).exists() else ""
             if without_debug_strings(old) != without_debug_strings(path.read_text()):
                 differ += 1
                 sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), path.read_text().splitlines(True),
-                                                           f"programs/{path.name}", "regenerated", n=1))
+                                                           f"programs/{rel}", "regenerated", n=1))
         print(f"{differ} file(s) differ")
         return 1 if differ else 0
 
