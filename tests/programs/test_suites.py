@@ -57,3 +57,14 @@ def test_every_suite_kernel_has_a_small_size_and_names_its_suite():
         assert any(s.startswith("small") for s in spec.sizes), f"{suite}/{spec.name}: no small size"
         assert spec.suite, f"{suite}/{spec.name}: [program] suite is not set"
         assert len(spec.sizes) >= 2, f"{suite}/{spec.name}: needs a realistic size besides small"
+
+
+def test_entry_names_are_unique_across_the_corpus_and_the_bundled_programs():
+    """One name, one kernel: a device batch that records the corpus can select launches by entry name."""
+    seen: dict[str, str] = {}
+    owners = [(name, programs.get(name)) for name in programs.names()]
+    owners += [(f"{suite}/{spec.name}", spec) for suite, spec in programs.suite_specs()]
+    for owner, spec in owners:
+        for kernel in spec.kernels:
+            assert kernel not in seen, f"entry {kernel!r} in both {seen[kernel]} and {owner}"
+            seen[kernel] = owner
