@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 SUITES = HERE / "suites"
 ProgramSpec = LaunchSpec
 
-__all__ = ["names", "get", "find", "all_specs", "suite_specs", "ProgramSpec", "LaunchSpec", "Launch", "Tolerance",
+__all__ = ["names", "get", "find", "all_specs", "suite_specs", "suite_names", "program_id", "ProgramSpec", "LaunchSpec", "Launch", "Tolerance",
            "CheckResult", "HERE", "SUITES"]
 
 
@@ -40,12 +40,31 @@ def all_specs() -> list[LaunchSpec]:
 
 
 def get(name: str) -> LaunchSpec:
-    """The spec of bundled program ``name``; raises :class:`GpusimError` listing the known names if there is
-    none."""
-    path = HERE / f"{name}.toml" if isinstance(name, str) and name.isidentifier() else None
+    """The spec of bundled program ``name``, or of a validation-suite program named ``<suite>/<name>``
+    (``polybench/gemm``: ``programs/suites/polybench/gemm.toml``); raises :class:`GpusimError` listing the
+    known names if there is none."""
+    path = None
+    if isinstance(name, str):
+        parts = name.split("/")
+        if len(parts) == 1 and name.isidentifier():
+            path = HERE / f"{name}.toml"
+        elif len(parts) == 2 and all(p.replace("_", "a").isalnum() for p in parts):
+            path = SUITES / parts[0] / f"{parts[1]}.toml"
     if path is None or not path.is_file():
-        raise GpusimError(f"unknown program {name!r}; bundled programs: {', '.join(names())}")
+        raise GpusimError(f"unknown program {name!r}; bundled programs: {', '.join(names())}; suite programs "
+                          f"are named <suite>/<name> (`gpusim programs` lists them)")
     return load(path)
+
+
+def suite_names() -> list[str]:
+    """``<suite>/<name>`` of every validation-suite program, sorted (each one :func:`get` accepts)."""
+    return [f"{p.parent.name}/{p.stem}" for p in sorted(SUITES.glob("*/*.toml"))]
+
+
+def program_id(spec: LaunchSpec) -> str:
+    """The name :func:`get` finds ``spec`` by: ``matmul_tiled``, or ``polybench/gemm`` for a suite program."""
+    path = Path(spec.path)
+    return f"{path.parent.name}/{path.stem}" if path.parent.parent == SUITES else path.stem
 
 
 def find(path: str | os.PathLike) -> LaunchSpec | None:

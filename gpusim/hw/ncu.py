@@ -74,7 +74,22 @@ METRICS: tuple[str, ...] = (
     "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_atom.sum",
     "lts__t_sectors_lookup_hit.sum", "lts__t_sectors_lookup_miss.sum", "lts__t_sector_hit_rate.pct",
     "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__sectors_read.sum", "dram__sectors_write.sum",
+    # the L2 fabric between the two partitions, the memory-side clocks, the shared-memory carve-out the
+    # driver chose (benchmarks/micro: what the H100 does under load)
+    "lts__t_sectors_srcunit_ltcfabric.sum", "lts__cycles_elapsed.avg.per_second",
+    "dram__cycles_elapsed.avg.per_second", "launch__shared_mem_config_size",
+    "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
 )
+
+#: The few metrics of a boost-clock record (``--clock-control none``): cycles and clocks, time, the work done.
+BOOST_METRICS: tuple[str, ...] = (
+    "gpc__cycles_elapsed.max", "gpc__cycles_elapsed.avg.per_second", "sm__cycles_active.avg",
+    "gpu__time_duration.sum", "smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+    "lts__cycles_elapsed.avg.per_second", "dram__cycles_elapsed.avg.per_second",
+)
+
+#: ``--clock-control`` values: ncu's default locks the SM clock to base; ``none`` leaves it free (boost).
+CLOCK_CONTROLS = ("base", "none")
 
 
 def ncu_path() -> str | None:
@@ -124,7 +139,9 @@ def filter_metrics(metrics, known: set[str] | None) -> tuple[list[str], list[str
         return list(metrics), []
     keep, drop = [], []
     for m in metrics:
-        (keep if _base(m) in known or m in known else drop).append(m)
+        # launch__* are attributes of the launch, not counters: ncu reports them without listing them in
+        # --query-metrics, so they are kept and left to ncu (profile() drops what it rejects by name)
+        (keep if _base(m) in known or m in known or m.startswith("launch__") else drop).append(m)
     return keep, drop
 
 
@@ -175,10 +192,13 @@ def _expected_kernel(case) -> str | None:
 
 
 def profile(cases, *, metrics=METRICS, seed: int = 0, extra_env=None, timeout: int = 600,
-            log=None) -> list[dict]:
+            log=None, clock_control: str = "base") -> list[dict]:
     """Run each ``(program, size)`` once under ncu; one dict per case, in order, with ``program``,
     ``size``, ``kernel`` and ``{metric: value}``.  Cases may also be ``("__empty__", n_blocks)`` for the
-    launch-overhead calibration (an empty kernel of one warp per block)."""
+    launch-overhead calibration (an empty kernel of one warp per block).  ``clock_control`` is ncu's
+    ``--clock-control``: ``base`` (its default: SM clock locked to base) or ``none`` (boost)."""
+    if clock_control not in CLOCK_CONTROLS:
+        raise GpusimError(f"clock_control must be one of {', '.join(CLOCK_CONTROLS)}, not {clock_control!r}")
     ncu = _require_ncu()
     cases = [tuple(c) for c in cases]
     known = available_metrics(ncu)
@@ -190,7 +210,8 @@ def profile(cases, *, metrics=METRICS, seed: int = 0, extra_env=None, timeout: i
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         for _attempt in range(6):
-            cmd = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(keep),
+            cmd = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--clock-control", clock_control,
+                   "--metrics", ",".join(keep),
                    sys.executable, "-m", "gpusim.hw._ncu_driver", str(spec_file)]
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
             bad = [m for m in keep if f"'{m}'" in p.stderr + p.stdout and "ailed to find metric" in

@@ -25,7 +25,8 @@ DEFAULT_MAX_THREADS = 1 << 20
 
 
 def record_name(program: str, size: str) -> str:
-    return f"{program}__{size}"
+    """``matmul_tiled__small``; a suite program ``polybench/gemm`` gives ``polybench__gemm__small``."""
+    return f"{program.replace('/', '__')}__{size}"
 
 
 def sha256(a: np.ndarray) -> str:
@@ -36,19 +37,23 @@ def file_sha256(path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def default_cases(max_threads: int = DEFAULT_MAX_THREADS, programs_only=None) -> list[tuple[str, str]]:
-    """Every bundled program at every named size with at most ``max_threads`` threads (at least two sizes
-    per program: the two smallest are taken when fewer fit)."""
+def default_cases(max_threads: int | None = DEFAULT_MAX_THREADS, programs_only=None,
+                  suites: bool = False) -> list[tuple[str, str]]:
+    """Every bundled program (``suites``: every validation-suite program, ``<suite>/<name>``) at every named
+    size with at most ``max_threads`` threads (None: every size; at least two sizes per program: the two
+    smallest are taken when fewer fit)."""
     import programs
     cases = []
-    for spec in programs.all_specs():
-        if programs_only and spec.name not in programs_only:
+    ids = programs.suite_names() if suites else programs.names()
+    for name in ids:
+        if programs_only and not any(name == p or (p.endswith("/") and name.startswith(p)) for p in programs_only):
             continue
+        spec = programs.get(name)
         sizes = sorted(spec.sizes, key=lambda s: spec.launch(s).threads)
-        keep = [s for s in sizes if spec.launch(s).threads <= max_threads]
+        keep = [s for s in sizes if max_threads is None or spec.launch(s).threads <= max_threads]
         if len(keep) < 2:
             keep = sizes[:2]
-        cases += [(spec.name, s) for s in keep]
+        cases += [(name, s) for s in keep]
     return cases
 
 
@@ -68,8 +73,10 @@ def output_summary(spec, outputs, ref_keys) -> tuple[dict, dict]:
 
 
 def record_program(program: str, sizes, out: Path, *, seed: int = 0, use_ncu: bool = True, repeats: int = 20,
-                   prov: dict | None = None, ncu_info: dict | None = None, log=sys.stderr) -> list[Path]:
-    """Record one program at several sizes (one ncu process for all of them)."""
+                   prov: dict | None = None, ncu_info: dict | None = None, log=sys.stderr,
+                   clock_control: str = "base") -> list[Path]:
+    """Record one program at several sizes (one ncu process for all of them). ``clock_control="none"``
+    profiles at the free-running (boost) clock with :data:`~gpusim.hw.ncu.BOOST_METRICS` only."""
     import programs
     from gpusim.hw import ncu as ncu_mod
     from gpusim.hw.runner import provenance, run_on_gpu
@@ -78,7 +85,9 @@ def record_program(program: str, sizes, out: Path, *, seed: int = 0, use_ncu: bo
     counters = {}
     if use_ncu:
         try:
-            rows = ncu_mod.profile([(program, s) for s in sizes], seed=seed)
+            metrics = ncu_mod.METRICS if clock_control == "base" else ncu_mod.BOOST_METRICS
+            rows = ncu_mod.profile([(program, s) for s in sizes], seed=seed, metrics=metrics,
+                                   clock_control=clock_control)
             counters = {r["size"]: r for r in rows}
         except Exception as e:  # noqa: BLE001 - keep the timing records even when ncu fails
             print(f"  ncu failed for {program}: {e}", file=log)
@@ -90,7 +99,8 @@ def record_program(program: str, sizes, out: Path, *, seed: int = 0, use_ncu: bo
         row = counters.get(size, {})
         metrics = {k: v for k, v in row.items() if "__" in k}
         doc = {
-            "program": program, "size": size, "seed": seed, "kernel": r.kernel, "grid": list(r.grid),
+            "program": program, "suite": getattr(spec, "suite", None), "clock_control": clock_control,
+            "size": size, "seed": seed, "kernel": r.kernel, "grid": list(r.grid),
             "block": list(r.block), "shared_mem": r.shared_mem, "backend": r.backend,
             "threads": int(np.prod(r.grid) * np.prod(r.block)),
             "ptx_sha256": file_sha256(spec.ptx_path),
@@ -130,8 +140,10 @@ def ncu_version() -> dict:
 
 
 def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats: int = 20,
-               log=sys.stderr, time_budget_s: float | None = None) -> list[Path]:
-    """Record every case (grouped by program); with ``time_budget_s``, start no new program after it."""
+               log=sys.stderr, time_budget_s: float | None = None, clock_control: str = "base",
+               skip_existing: bool = False) -> list[Path]:
+    """Record every case (grouped by program); with ``time_budget_s``, start no new program after it;
+    ``skip_existing`` leaves out the cases whose record is already in ``out`` (to resume)."""
     from gpusim.hw.ncu import ncu_path
     from gpusim.hw.runner import provenance
     out = Path(out)
@@ -139,6 +151,8 @@ def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats:
     cases = cases or default_cases()
     by_prog: dict[str, list[str]] = {}
     for p, s in cases:
+        if skip_existing and (out / f"{record_name(p, s)}.json").exists():
+            continue
         by_prog.setdefault(p, []).append(s)
     prov = provenance()
     use_ncu = use_ncu and ncu_path() is not None
@@ -152,7 +166,8 @@ def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats:
         print(f"{program}: {', '.join(sizes)}", file=log)
         try:
             written += record_program(program, sizes, out, seed=seed, use_ncu=use_ncu, repeats=repeats,
-                                      prov=prov, ncu_info=info, log=log)
+                                      prov=prov, ncu_info=dict(info, clock_control=clock_control), log=log,
+                                      clock_control=clock_control)
         except Exception as e:  # noqa: BLE001 - one failing program must not lose the others
             print(f"  FAILED {program}: {type(e).__name__}: {e}", file=log)
     return written
@@ -161,16 +176,22 @@ def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m gpusim.hw.record", description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
-    ap.add_argument("--program", action="append", help="only these programs (repeatable)")
-    ap.add_argument("--max-threads", type=int, default=DEFAULT_MAX_THREADS)
+    ap.add_argument("--program", action="append",
+                    help="only these programs (repeatable); with --suites, 'polybench/' names a whole suite")
+    ap.add_argument("--suites", action="store_true",
+                    help="record the validation-suite programs (programs/suites/<suite>/<name>) instead")
+    ap.add_argument("--max-threads", type=int, default=DEFAULT_MAX_THREADS, help="0: every size")
+    ap.add_argument("--clock-control", choices=("base", "none"), default="base",
+                    help="ncu's --clock-control: base (default, SM clock locked) or none (boost; few metrics)")
+    ap.add_argument("--skip-existing", action="store_true", help="leave out cases already recorded in --out")
     ap.add_argument("--no-ncu", action="store_true")
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-budget", type=float, default=None, help="seconds; start no new program after")
     a = ap.parse_args(argv)
-    cases = default_cases(a.max_threads, a.program)
+    cases = default_cases(a.max_threads or None, a.program, suites=a.suites)
     paths = record_all(a.out, cases, seed=a.seed, use_ncu=not a.no_ncu, repeats=a.repeats,
-                       time_budget_s=a.time_budget)
+                       time_budget_s=a.time_budget, clock_control=a.clock_control, skip_existing=a.skip_existing)
     print(f"wrote {len(paths)} records to {a.out}")
     return 0
 

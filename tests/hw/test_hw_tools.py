@@ -24,10 +24,10 @@ def test_parse_raw_csv_skips_units_and_thousands_separators():
     assert rows[1]["sm__warps_active.avg.pct_of_peak_sustained_active"] is None
 
 
-def test_filter_metrics_by_base_name():
-    keep, drop = ncu.filter_metrics(["smsp__inst_executed.sum", "launch__occupancy_limit_warps"],
-                                    frozenset({"smsp__inst_executed"}))
-    assert keep == ["smsp__inst_executed.sum"] and drop == ["launch__occupancy_limit_warps"]
+def test_filter_metrics_by_base_name_keeps_unlisted_launch_attributes():
+    keep, drop = ncu.filter_metrics(["smsp__inst_executed.sum", "lts__t_sectors.sum",
+                                     "launch__occupancy_limit_warps"], frozenset({"smsp__inst_executed"}))
+    assert keep == ["smsp__inst_executed.sum", "launch__occupancy_limit_warps"] and drop == ["lts__t_sectors.sum"]
     assert ncu.filter_metrics(["a.sum"], None) == (["a.sum"], [])
 
 
