@@ -1,7 +1,7 @@
 #!/bin/bash
 # One device call of the validation-corpus recording (issue 14): records of the suite programs through CuPy
 # and ncu, at ncu's default clock control (base) or free-running (boost: CLOCK=none, few metrics).
-#   GROUPS="polybench/ shoc/" CLOCK=base bash benchmarks/record_device.sh      # on the lent machine, $OUT set
+#   SUITES="polybench/ shoc/" CLOCK=base bash benchmarks/record_device.sh      # on the lent machine, $OUT set
 #   LECTURE=1 CLOCK=none bash benchmarks/record_device.sh                      # the lecture programs instead
 # Writes $OUT/records.tgz (the JSON/npz records) and $OUT/record.log; prints a summary last.
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
@@ -12,7 +12,7 @@ args=(--out $OUT/rec --max-threads 0 --clock-control $CLOCK --time-budget ${BUDG
 if [ -n "$LECTURE" ]; then
   python3 -m gpusim.hw.record "${args[@]}" > $OUT/record.log 2>&1
 else
-  prog=(); for g in $GROUPS; do prog+=(--program "$g"); done
+  prog=(); for g in $SUITES; do prog+=(--program "$g"); done
   python3 -m gpusim.hw.record --suites "${prog[@]}" "${args[@]}" > $OUT/record.log 2>&1
 fi
 echo "record rc=$?"

@@ -148,7 +148,10 @@ def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats:
     from gpusim.hw.runner import provenance
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    cases = cases or default_cases()
+    if cases is None:
+        cases = default_cases()
+    if not cases:
+        raise SystemExit("no case to record (check --program / --suites)")
     by_prog: dict[str, list[str]] = {}
     for p, s in cases:
         if skip_existing and (out / f"{record_name(p, s)}.json").exists():
