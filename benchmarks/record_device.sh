@@ -8,13 +8,19 @@ export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 CLOCK=${CLOCK:-base}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,pstate --format=csv,noheader
 mkdir -p $OUT/rec
-args=(--out $OUT/rec --max-threads 0 --clock-control $CLOCK --time-budget ${BUDGET:-420} --repeats ${REPEATS:-10})
+END=$(( $(date +%s) + ${BUDGET:-420} ))     # start no new program after this, across restarts
+args=(--out $OUT/rec --max-threads 0 --clock-control $CLOCK --repeats ${REPEATS:-10})
+[ -d "$RESUME" ] && cp -r $RESUME/. $OUT/rec/        # records already made: --skip-existing passes them over
 if [ -n "$LECTURE" ]; then
-  python3 -m gpusim.hw.record "${args[@]}" > $OUT/record.log 2>&1
+  sel=()
 else
-  prog=(); for g in $SUITES; do prog+=(--program "$g"); done
-  python3 -m gpusim.hw.record --suites "${prog[@]}" "${args[@]}" > $OUT/record.log 2>&1
+  sel=(--suites); for g in $SUITES; do sel+=(--program "$g"); done
 fi
-echo "record rc=$?"
+for attempt in 1 2 3 4 5 6; do      # exit code 3: an illegal address killed the CUDA context; a new process goes on
+  left=$(( END - $(date +%s) )); [ $left -gt 0 ] || break
+  python3 -m gpusim.hw.record "${sel[@]}" "${args[@]}" --time-budget $left --skip-existing >> $OUT/record.log 2>&1
+  rc=$?; [ $rc -eq 3 ] || break
+done
+echo "record rc=$rc"
 tar czf $OUT/records.tgz -C $OUT rec && rm -rf $OUT/rec
 grep -c ": ok" $OUT/record.log; grep -i "fail\|error\|budget" $OUT/record.log | head -20; tail -3 $OUT/record.log

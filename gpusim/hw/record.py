@@ -139,6 +139,15 @@ def ncu_version() -> dict:
             "options": "--csv --page raw --print-units base (cache control all, clock control base: defaults)"}
 
 
+class ContextLost(RuntimeError):
+    """The GPU context died (illegal address): the recording process must be restarted."""
+
+
+def _context_lost(e: Exception) -> bool:
+    text = str(e)
+    return "ILLEGAL_ADDRESS" in text.upper() or "IllegalAddress" in text or "LAUNCH_FAILED" in text.upper()
+
+
 def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats: int = 20,
                log=sys.stderr, time_budget_s: float | None = None, clock_control: str = "base",
                skip_existing: bool = False) -> list[Path]:
@@ -154,7 +163,8 @@ def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats:
         raise SystemExit("no case to record (check --program / --suites)")
     by_prog: dict[str, list[str]] = {}
     for p, s in cases:
-        if skip_existing and (out / f"{record_name(p, s)}.json").exists():
+        if skip_existing and any((out / f"{record_name(p, s2)}{ext}").exists()
+                                 for s2, ext in ((s, ".json"), (s, ".failed.txt"))):
             continue
         by_prog.setdefault(p, []).append(s)
     prov = provenance()
@@ -173,6 +183,11 @@ def record_all(out, cases=None, *, seed: int = 0, use_ncu: bool = True, repeats:
                                       clock_control=clock_control)
         except Exception as e:  # noqa: BLE001 - one failing program must not lose the others
             print(f"  FAILED {program}: {type(e).__name__}: {e}", file=log)
+            if _context_lost(e):
+                # an illegal address poisons the CUDA context: every later launch of this process fails.
+                # Leave a marker (--skip-existing passes it over) and stop; a new process carries on.
+                (out / f"{record_name(program, sizes[0])}.failed.txt").write_text(f"{type(e).__name__}: {e}\n")
+                raise ContextLost(program) from e
     return written
 
 
@@ -193,8 +208,14 @@ def main(argv=None) -> int:
     ap.add_argument("--time-budget", type=float, default=None, help="seconds; start no new program after")
     a = ap.parse_args(argv)
     cases = default_cases(a.max_threads or None, a.program, suites=a.suites)
-    paths = record_all(a.out, cases, seed=a.seed, use_ncu=not a.no_ncu, repeats=a.repeats,
-                       time_budget_s=a.time_budget, clock_control=a.clock_control, skip_existing=a.skip_existing)
+    try:
+        paths = record_all(a.out, cases, seed=a.seed, use_ncu=not a.no_ncu, repeats=a.repeats,
+                           time_budget_s=a.time_budget, clock_control=a.clock_control,
+                           skip_existing=a.skip_existing)
+    except ContextLost as e:
+        print(f"the GPU context was lost while recording {e}; run again with --skip-existing to go on",
+              file=sys.stderr)
+        return 3
     print(f"wrote {len(paths)} records to {a.out}")
     return 0
 

@@ -179,7 +179,11 @@ def run_on_gpu(source, size: str | None = None, *, seed: int = 0, kernel=None, g
     res = HwResult(program=spec.name if spec else None, size=size, kernel=kernel, grid=grid, block=block,
                    shared_mem=smem, backend=backend, outputs=outputs, inputs=inputs, symbols=symbols)
     if repeats > 0:
-        res.times_ms = time_kernel(cp, fn, grid, block, dev, smem, warmup, repeats, kernel)
+        # every timed launch starts from the inputs: kernels that update their arguments in place (counters,
+        # frontiers, accumulators) would otherwise run on what the previous launch left, or out of bounds
+        pristine = [cp.asarray(a) if isinstance(a, np.ndarray) else None for a in inputs]
+        res.times_ms = time_kernel(cp, fn, grid, block, dev, smem, warmup, repeats, kernel,
+                                   restore=list(zip(dev, pristine)))
         res.time_ms = statistics.median(res.times_ms)
     if spec is not None and check:
         res.reference = spec.reference(inputs, symbols, size)
@@ -187,14 +191,22 @@ def run_on_gpu(source, size: str | None = None, *, seed: int = 0, kernel=None, g
     return res
 
 
-def time_kernel(cp, fn, grid, block, dev_args, smem, warmup, repeats, kernel="kernel") -> list[float]:
-    """Per-launch times in ms (CUDA events around each launch) after ``warmup`` untimed launches."""
+def time_kernel(cp, fn, grid, block, dev_args, smem, warmup, repeats, kernel="kernel", restore=()) -> list[float]:
+    """Per-launch times in ms (CUDA events around each launch) after ``warmup`` untimed launches;
+    ``restore``: ``(device array, its initial contents)`` pairs copied back before each launch (untimed)."""
+    restore = [(d, p) for d, p in restore if p is not None]
+
+    def reset():
+        for d, p in restore:
+            cp.copyto(d, p)
     try:
         for _ in range(warmup):
+            reset()
             fn(grid, block, tuple(dev_args), shared_mem=smem)
         start, stop = cp.cuda.Event(), cp.cuda.Event()
         times = []
         for _ in range(repeats):
+            reset()
             start.record()
             fn(grid, block, tuple(dev_args), shared_mem=smem)
             stop.record()
