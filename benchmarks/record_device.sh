@@ -3,7 +3,7 @@
 # and ncu, at ncu's default clock control (base) or free-running (boost: CLOCK=none, few metrics).
 #   SUITES="polybench/ shoc/" CLOCK=base bash benchmarks/record_device.sh      # on the lent machine, $OUT set
 #   LECTURE=1 CLOCK=none bash benchmarks/record_device.sh                      # the lecture programs instead
-# Writes $OUT/records.tgz (the JSON/npz records) and $OUT/record.log; prints a summary last.
+# Writes $OUT/records$TAG.tgz (the JSON/npz records) and $OUT/record.log; prints a summary last.
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD
 CLOCK=${CLOCK:-base}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,pstate --format=csv,noheader
@@ -22,5 +22,5 @@ for attempt in 1 2 3 4 5 6; do      # exit code 3: an illegal address killed the
   rc=$?; [ $rc -eq 3 ] || break
 done
 echo "record rc=$rc"
-tar czf $OUT/records.tgz -C $OUT rec && rm -rf $OUT/rec
+tar czf $OUT/records${TAG}.tgz -C $OUT rec && rm -rf $OUT/rec
 grep -c ": ok" $OUT/record.log; grep -i "fail\|error\|budget" $OUT/record.log | head -20; tail -3 $OUT/record.log
