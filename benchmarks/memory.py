@@ -17,6 +17,7 @@ import numpy as np
 from gpusim.config import load_gpu
 from gpusim.functional.trace import KernelTrace, StaticInstr
 from gpusim.memory.system import MemorySystem
+from gpusim.timing.lsu import LsuFrontEnd
 
 
 def streaming_trace(n_warps: int) -> KernelTrace:
@@ -46,23 +47,24 @@ def main() -> None:
     for _ in range(args.repeats):
         ms = MemorySystem(gpu)
         t0 = time.perf_counter()
-        ms.prepare(trace)
+        requests = LsuFrontEnd(gpu).requests(trace)
+        ms.begin(requests)
         prep.append(time.perf_counter() - t0)
         access = ms.access
         t0, c0 = time.perf_counter(), time.process_time()
         for slot in range(args.warps):
-            access(slot // 8, slot % n_sm, slot)
+            access(slot // 8, slot % n_sm, requests[slot])
         miss_rates.append(args.warps / (time.perf_counter() - t0))
         miss_cpu.append(args.warps / (time.process_time() - c0))
         t0, c0 = time.perf_counter(), time.process_time()
         for slot in range(args.warps):
-            access(10**7 + slot // 8, slot % n_sm, slot)
+            access(10**7 + slot // 8, slot % n_sm, requests[slot])
         hit_rates.append(args.warps / (time.perf_counter() - t0))
         hit_cpu.append(args.warps / (time.process_time() - c0))
     c = ms.counters()
     med = statistics.median
     print(f"gpu {args.gpu}, {args.warps} warp loads of 4 sectors, median of {args.repeats} (wall / CPU time)")
-    print(f"prepare: {med(prep) * 1e3:.1f} ms")
+    print(f"requests (LSU front end) and begin: {med(prep) * 1e3:.1f} ms")
     print(f"access() streaming to DRAM: {med(miss_rates):>10,.0f} calls/s wall {med(miss_cpu):>10,.0f} calls/s cpu")
     print(f"access() L1 hits (replay):  {med(hit_rates):>10,.0f} calls/s wall {med(hit_cpu):>10,.0f} calls/s cpu")
     print(f"  dram bytes read {c['dram__bytes_read.sum']:.0f}, L1 hit rate {c['l1tex__t_sector_hit_rate.pct']:.1f}%")

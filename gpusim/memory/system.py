@@ -1,4 +1,5 @@
-"""The memory system facade the timing model calls: ``prepare`` once per kernel, ``access`` per instruction.
+"""The full memory system: a :class:`~gpusim.memory.request.MemoryModel` (``begin`` once per kernel,
+``access`` per warp memory instruction, ``counters``; the contract is in :mod:`gpusim.memory.request`).
 
 Latency bookkeeping.  The spec's latencies are unloaded load-to-use figures (pointer chase); each is split
 into the stages modelled here so that an unloaded access reproduces it and load adds queueing:
@@ -14,41 +15,17 @@ alone exceed its DRAM latency is rejected.
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
-import numpy as np
-
-from gpusim.errors import ConfigError, GpusimError
-from gpusim.functional.trace import MEM_SPACES, KernelTrace
+from gpusim.errors import ConfigError
 from gpusim.memory.cache import SectoredCache
-from gpusim.memory.coalescer import Coalescer
-from gpusim.memory.const_cache import ConstantCache, distinct_addresses
+from gpusim.memory.const_cache import ConstantCache
 from gpusim.memory.dram import DramController
 from gpusim.memory.interconnect import Crossbar
-from gpusim.memory.shared_banks import SharedAccessResult, SharedMemoryBanks
+from gpusim.memory.request import ATOMIC, LOAD, STORE, MemoryRequest
+from isa.units import MemSpace
 
-# Where the non-global spaces sit in the one physical address space the caches and DRAM see.
-LOCAL_BASE = 1 << 44
-CONST_BASE = 1 << 45
-PARAM_BASE = (1 << 45) + (1 << 40)
-
-NONE, SHARED, GLOBAL_LD, GLOBAL_ST, GLOBAL_ATOM, CONST = range(6)
-_BYPASS_L1 = (".cg", ".cs", ".cv", ".lu")
-
-
-_ROW_HASH = np.random.default_rng(12345).integers(1, 1 << 62, size=32, dtype=np.int64) | 1
-
-
-def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index of one representative per distinct row, index of each row's representative) of an int64
-    [M, 32] array: a hash of each row, uniqued, verified exactly (a collision falls back to np.unique)."""
-    if rows.shape[0] <= 1 or rows.shape[1] != _ROW_HASH.shape[0]:
-        return np.arange(rows.shape[0]), np.arange(rows.shape[0])
-    with np.errstate(over="ignore"):
-        h = (rows * _ROW_HASH).sum(axis=1)
-    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
-    if not np.array_equal(rows[first][inverse], rows):
-        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+SHARED, CONST, PARAM = MemSpace.SHARED, MemSpace.CONST, MemSpace.PARAM
 
 
 class MemorySystem:
@@ -62,9 +39,10 @@ class MemorySystem:
     SM's shared pipe, shared atomics serialise per address in the banks.
 
     Simplifies: everything is computed at issue, arithmetically (per-port/per-bank next-free cycles, cache
-    state updated at request time); ``access`` must be called in nondecreasing ``now``.  Local memory is
-    interleaved per lane (4-byte words of consecutive lanes adjacent, as the hardware does), ``membar``
-    and coherence between L1s are not modelled (L1 is not invalidated by other SMs' stores).
+    state updated at request time); ``access`` must be called in nondecreasing ``now``.  Requests arrive
+    already coalesced and costed (:mod:`gpusim.timing.lsu`) with physical sectors
+    (:mod:`gpusim.memory.address_map`).  ``membar`` and coherence between L1s are not modelled (L1 is not
+    invalidated by other SMs' stores).
     """
 
     def __init__(self, gpu) -> None:
@@ -73,8 +51,6 @@ class MemorySystem:
         self.spec = spec
         self.n_sm = int(gpu.sm.count)
         self.core_mhz = float(gpu.clock_mhz)
-        self.coalescer = Coalescer()
-        self.banks = SharedMemoryBanks(spec.shared.banks, spec.shared.bank_width_bytes)
         self.hooks: list = []
         l2 = spec.l2
         self.n_slices = l2.slices
@@ -95,7 +71,9 @@ class MemorySystem:
         self.slice_partition = [s * l2.partitions // l2.slices for s in range(l2.slices)]
         self._shared_wpc = spec.shared.wavefronts_per_cycle
         self._shared_latency = spec.shared.latency_cycles
-        self._plan: dict | None = None
+        # bank cycles per wavefront by op: an atomic is a read-modify-write
+        self._shared_cycles = [1, 1, 1]
+        self._shared_cycles[ATOMIC] = spec.shared.atomic_cycles_per_op
         self._reset_state()
 
     # -- state ---------------------------------------------------------------------------------------
@@ -153,96 +131,13 @@ class MemorySystem:
                     c.invalidate()
 
     # -- once per kernel ---------------------------------------------------------------------------------
-    def prepare(self, trace: KernelTrace) -> dict:
-        """Classify every memory slot of ``trace`` and compute its address-determined costs (vectorised);
-        fills the coalescing and bank-conflict counters."""
-        m = int(trace.addresses.shape[0])
-        kind = np.zeros(m, dtype=np.int64)              # NONE
-        lines = np.zeros(m, dtype=np.int64)
-        wavefronts = np.zeros(m, dtype=np.int64)
-        bypass = np.zeros(m, dtype=bool)
-        sectors: list = [()] * m
-        atoms: list = [()] * m
-        rows = np.nonzero(trace.mem_slot >= 0)[0]
-        slots = trace.mem_slot[rows].astype(np.int64)
-        slot_pc = np.zeros(m, dtype=np.int64)
-        slot_pc[slots] = trace.pc[rows]
-        slot_warp = np.zeros(m, dtype=np.int64)
-        slot_warp[slots] = np.searchsorted(trace.warp_start, rows, side="right") - 1
-        space = trace.mem_space.astype(np.int64)
-        key = slot_pc * 8 + space
-        # One local-memory layout for the whole kernel (every instruction must map a thread's local word to
-        # the same physical address): words per thread from the largest local offset of any access.
-        local_words = 1
-        if "local" in MEM_SPACES:
-            is_local = space == MEM_SPACES.index("local")
-            if is_local.any():
-                top = int(trace.addresses[is_local].max())
-                local_words = top // 4 + 1 if top >= 0 else 1
-        param_sectors: set[int] = set()
-        order = np.argsort(key, kind="stable")
-        keys, starts = np.unique(key[order], return_index=True)
-        bounds = [*starts.tolist(), m]
-        for g, k in enumerate(keys.tolist()):
-            idx = order[bounds[g]:bounds[g + 1]]
-            instr = trace.instructions[k // 8]
-            sp = MEM_SPACES[k % 8]
-            addr = trace.addresses[idx].astype(np.int64)
-            size = max(1, int(instr.access_bytes))
-            op = "atom" if instr.is_atomic else ("st" if instr.is_store else "ld")
-            active = (addr >= 0).any(axis=1)
-            if sp == "shared":
-                # Shared addresses are block-relative, so the rows repeat across blocks: cost each distinct
-                # row once.
-                first, inverse = _distinct_rows(addr)
-                part = self.banks.wavefronts_for(addr[first], size, atomic=instr.is_atomic)
-                res = SharedAccessResult(wavefronts=part.wavefronts[inverse],
-                                         ideal_wavefronts=part.ideal_wavefronts[inverse])
-                self.banks.count(res, op)
-                kind[idx] = SHARED
-                wavefronts[idx] = res.wavefronts
-                # lines[] holds the cycles per wavefront here: 1, or a read-modify-write for shared atomics
-                lines[idx] = self.spec.shared.atomic_cycles_per_op if instr.is_atomic else 1
-                continue
-            if sp in ("const", "param"):
-                base = CONST_BASE if sp == "const" else PARAM_BASE
-                phys = np.where(addr >= 0, addr + base, -1)
-                res = Coalescer.coalesce(phys, size)
-                kind[idx] = CONST
-                wavefronts[idx] = distinct_addresses(addr)
-                flat = res.sectors.tolist()
-                offs = res.offsets.tolist()
-                for j, i in enumerate(idx.tolist()):
-                    sectors[i] = flat[offs[j]:offs[j + 1]]
-                if sp == "param":
-                    param_sectors.update(flat)
-                continue
-            if sp == "local":
-                addr = self._local_physical(addr, slot_warp[idx], local_words)
-            res = Coalescer.coalesce(addr, size)
-            self.coalescer.count(res, op)
-            flat = res.sectors.tolist()
-            offs = res.offsets.tolist()
-            code = GLOBAL_ATOM if instr.is_atomic else (GLOBAL_ST if instr.is_store else GLOBAL_LD)
-            act = np.flatnonzero(active)
-            kind[idx[act]] = code
-            lines[idx[act]] = res.lines_per_request[act]
-            bypass[idx[act]] = instr.is_atomic or (instr.cache_op in _BYPASS_L1)
-            for j, i in zip(act.tolist(), idx[act].tolist()):
-                sectors[i] = flat[offs[j]:offs[j + 1]]
-                if code == GLOBAL_ATOM:
-                    words, counts = np.unique(addr[j][addr[j] >= 0], return_counts=True)
-                    atoms[i] = list(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
-        self._install_params(param_sectors)
-        self._kind = kind.tolist()
-        self._sectors = sectors
-        self._lines = lines.tolist()
-        self._wavefronts = wavefronts.tolist()
-        self._bypass = bypass.tolist()
-        self._atoms = atoms
-        self._plan = {"kind": self._kind, "sectors": sectors, "lines": self._lines, "wavefronts": self._wavefronts,
-                      "bypass": self._bypass, "atoms": atoms}
-        return self._plan
+    def begin(self, requests: Sequence[MemoryRequest]) -> None:
+        """A kernel starts (see :mod:`gpusim.memory.request`): its parameters go into L2."""
+        params: set[int] = set()
+        for r in requests:
+            if r.space is PARAM:
+                params.update(r.sectors)
+        self._install_params(params)
 
     def _install_params(self, param_sectors) -> None:
         """Kernel parameters are written into constant bank 0 by the launch itself, after ncu's cache flush,
@@ -256,69 +151,42 @@ class MemorySystem:
         for sector in sorted(param_sectors):
             self._l2(self.slice_of(sector)).fill(sector, 0)
 
-    @staticmethod
-    def _local_physical(addr: np.ndarray, warp: np.ndarray, words_per_thread: int) -> np.ndarray:
-        lane = np.arange(32, dtype=np.int64)[None, :]
-        phys = LOCAL_BASE + ((warp[:, None] * words_per_thread + addr // 4) * 32 + lane) * 4 + addr % 4
-        return np.where(addr >= 0, phys, -1)
-
     # -- per instruction ---------------------------------------------------------------------------------
-    def access(self, now: int, sm: int, slot: int) -> tuple[int, int]:
-        """(ready cycle, cycles the SM's LSU/MIO pipe is busy) for memory slot ``slot`` issued at ``now``."""
-        plan = self._plan
-        if plan is None:
-            raise GpusimError("MemorySystem.access: call prepare(trace) first")
-        k = self._kind[slot]
-        if k == SHARED:
+    def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
+        """(ready cycle, cycles the SM's LSU/MIO pipe is busy) of ``request`` issued at ``now`` on ``sm``."""
+        space = request.space
+        if space is SHARED:
             # inlined: the most frequent access in shared-memory kernels
-            w = self._wavefronts[slot]
-            busy = -(-w * self._lines[slot] // self._shared_wpc)
+            busy = -(-request.wavefronts * self._shared_cycles[request.op] // self._shared_wpc)
             start = self.shared_free[sm]
             if now > start:
                 start = now
             self.shared_free[sm] = start + busy
-            if self.hooks:
-                for h in self.hooks:
-                    h("shared", now, sm, slot, w)
             return start + busy - 1 + self._shared_latency, busy
-        if k == GLOBAL_LD:
-            return self._global_load(now, sm, slot, plan)
-        if k == GLOBAL_ST:
-            return self._global_store(now, sm, slot, plan)
-        if k == CONST:
-            return self._constant(now, sm, slot, plan)
-        if k == GLOBAL_ATOM:
-            return self._global_atomic(now, sm, slot, plan)
-        return now + 1, 1
+        if space is CONST or space is PARAM:
+            return self._constant(now, sm, request)
+        if not request.active_lanes:
+            return now + 1, 1          # no lane sent anything to L1TEX
+        op = request.op
+        if op == LOAD:
+            return self._global_load(now, sm, request)
+        if op == STORE:
+            return self._global_store(now, sm, request)
+        return self._global_atomic(now, sm, request)
 
-    def _shared(self, now, sm, slot, plan):
-        s = self.spec.shared
-        w = plan["wavefronts"][slot]
-        # lines[] holds the cycles per wavefront here: 1, or a read-modify-write for shared atomics
-        busy = -(-w * plan["lines"][slot] // s.wavefronts_per_cycle)
-        start = max(now, self.shared_free[sm])
-        self.shared_free[sm] = start + busy
-        if self.hooks:
-            for h in self.hooks:
-                h("shared", now, sm, slot, w)
-        return start + busy - 1 + s.latency_cycles, busy
-
-    def _tag_stage(self, now, sm, slot, plan):
-        passes = max(1, -(-plan["lines"][slot] // self.spec.l1.tags_per_cycle))
+    def _tag_stage(self, now, sm, request):
+        passes = max(1, -(-request.lines // self.spec.l1.tags_per_cycle))
         start = max(now, self.l1_free[sm])
         self.l1_free[sm] = start + passes
-        if self.hooks:
-            for h in self.hooks:
-                h("global", now, sm, slot, len(plan["sectors"][slot]))
         return start + passes - 1, passes
 
-    def _global_load(self, now, sm, slot, plan):
-        t, passes = self._tag_stage(now, sm, slot, plan)
+    def _global_load(self, now, sm, request):
+        t, passes = self._tag_stage(now, sm, request)
         hit_latency = self.spec.l1.hit_latency_cycles
         ready = t + hit_latency
         l1 = self._l1(sm)
-        bypass = plan["bypass"][slot]
-        for sector in plan["sectors"][slot]:
+        bypass = request.bypass_l1
+        for sector in request.sectors:
             if not bypass:
                 r = l1.probe(t, sector)
                 if r >= 0:
@@ -362,11 +230,11 @@ class MemorySystem:
         for s in evicted:
             self.dram.access(int(t * self._ck_per_core), s * 32, True)
 
-    def _global_store(self, now, sm, slot, plan):
-        t, passes = self._tag_stage(now, sm, slot, plan)
+    def _global_store(self, now, sm, request):
+        t, passes = self._tag_stage(now, sm, request)
         l1 = self._l1(sm)
-        bypass = plan["bypass"][slot]
-        for sector in plan["sectors"][slot]:
+        bypass = request.bypass_l1
+        for sector in request.sectors:
             if not bypass:
                 l1.write(sector, allocate=False)       # write-through, no allocate: update if present
             sl = self.slice_of(sector)
@@ -379,13 +247,13 @@ class MemorySystem:
             self._write_back(tag, evicted)
         return t + 1, passes
 
-    def _global_atomic(self, now, sm, slot, plan):
-        t, passes = self._tag_stage(now, sm, slot, plan)
+    def _global_atomic(self, now, sm, request):
+        t, passes = self._tag_stage(now, sm, request)
         op_cycles = self.spec.l2.atomic_cycles_per_op
         ready = t
         atom_free = self.atom_free
         prev_sector = -1
-        for sector, word, count in plan["atoms"][slot]:
+        for sector, word, count in request.atomics:
             if sector != prev_sector:
                 # one packet per sector carries all of its lanes' operands
                 prev_sector = sector
@@ -409,10 +277,10 @@ class MemorySystem:
             self.atom_free = {a: c for a, c in atom_free.items() if c > now}
         return ready, passes
 
-    def _constant(self, now, sm, slot, plan):
+    def _constant(self, now, sm, request):
         cc = self._const(sm)
         spec = self.spec.const
-        n = plan["wavefronts"][slot]
+        n = request.wavefronts
         busy = max(1, -(-n // spec.addresses_per_cycle))
         start = max(now, self.const_free[sm])
         self.const_free[sm] = start + busy
@@ -420,7 +288,7 @@ class MemorySystem:
         cc.serialised_cycles += busy - 1
         t = start + busy - 1
         ready = t + spec.hit_latency_cycles
-        for sector in plan["sectors"][slot]:
+        for sector in request.sectors:
             r = cc.cache.probe(t, sector)
             if r < 0:
                 r = self._l2_read(cc.cache.mshr_start(t), sm, sector)
@@ -434,8 +302,6 @@ class MemorySystem:
         """Nsight-named scalar metrics (floats), plus DRAM tables as lists under ``dram.per_channel.*``
         (one value per pseudo-channel) and ``dram.per_bank.*`` ([channel][bank])."""
         out: dict = {}
-        out.update(self.coalescer.counters())
-        out.update(self.banks.counters())
         l1s = [c for c in self.l1 if c is not None]
         l1_hits, l1_misses = sum(c.hits for c in l1s), sum(c.misses for c in l1s)
         out["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] = float(l1_hits)

@@ -8,7 +8,7 @@ many cycles it takes, with Nsight-named counters and warp-stall breakdowns.
 Structure: :mod:`~gpusim.timing.gpu` (block scheduler, the launch), :mod:`~gpusim.timing.sm` (SM,
 sub-partitions, warps, scoreboard, pipes, barriers), :mod:`~gpusim.timing.schedulers` (warp-scheduling
 policies by name), :mod:`~gpusim.timing.decode` (per-PC facts decoded once), :mod:`~gpusim.timing.occupancy`
-(resident blocks per SM), :mod:`~gpusim.timing.fixed_memory` (the unloaded-latency memory model).
+(resident blocks per SM), :mod:`~gpusim.timing.lsu` (the LSU front end: trace slots to memory requests).
 """
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ from gpusim.functional.trace import KernelTrace
 from gpusim.stats.counters import timing_counters
 from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
-from gpusim.timing.fixed_memory import FixedLatencyMemory
+from gpusim.memory.fixed_latency import FixedLatencyMemory
+from gpusim.memory.system import MemorySystem
 from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
+from gpusim.timing.lsu import LsuFrontEnd
 from gpusim.timing.result import TimingResult
 from gpusim.timing.schedulers import SCHEDULERS, register_scheduler
 
@@ -54,15 +56,11 @@ def _resolve_gpu(gpu):
 
 
 def _resolve_memory(memory, gpu):
-    """``None``: the full memory system when it is available; ``"fixed"``: :class:`FixedLatencyMemory`;
-    otherwise an object with ``prepare``/``access``/``counters``."""
+    """``None``: the full :class:`MemorySystem`; ``"fixed"``: :class:`FixedLatencyMemory`; otherwise a
+    :class:`~gpusim.memory.request.MemoryModel`."""
     if memory == "fixed":
         return FixedLatencyMemory(gpu)
     if memory is None:
-        try:
-            from gpusim.memory.system import MemorySystem
-        except ImportError:
-            return FixedLatencyMemory(gpu)
         return MemorySystem(gpu)
     return memory
 
@@ -101,14 +99,16 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
     mem = _resolve_memory(memory, gpu)
     if hooks is not None and hasattr(hooks, "on_memory") and isinstance(getattr(mem, "hooks", None), list):
         mem.hooks.append(hooks.on_memory)    # memory events (shared, global, DRAM commands) to the same observer
-    mem.prepare(trace)
+    lsu = LsuFrontEnd(gpu)
+    requests = lsu.requests(trace)
+    mem.begin(requests)
     model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
-                           hooks=hooks, progress=progress)
+                           requests=requests, hooks=hooks, progress=progress)
     cycles = model.run()
-    return _collect(model, trace, gpu, occ, regs, regs_source, mem, cycles)
+    return _collect(model, trace, gpu, occ, regs, regs_source, lsu, mem, cycles)
 
 
-def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, regs_source: str, mem,
+def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, regs_source: str, lsu, mem,
              cycles: int) -> TimingResult:
     n_sm = gpu.sm.count
     n_sub = gpu.sm.subpartitions
@@ -142,6 +142,7 @@ def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, reg
         thread_inst_executed=trace.thread_instructions(), max_warps_per_sm=gpu.sm.max_warps,
         theoretical_occupancy_pct=occ.occupancy_pct)
     counters.update(occ.as_counters())
+    counters.update(lsu.counters())
     counters.update(mem.counters())
     pcs = np.asarray(model.pc_stalls, dtype=np.int64).reshape(-1, N_STALL_REASONS)
     by_pc = {int(pc): {STALL_REASONS[i]: int(row[i]) for i in np.flatnonzero(row)}

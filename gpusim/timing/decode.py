@@ -13,9 +13,9 @@ import heapq
 import numpy as np
 
 from gpusim.errors import ConfigError
-from gpusim.functional.trace import MEM_SPACES, KernelTrace, StaticInstr
+from gpusim.functional.trace import KernelTrace, StaticInstr
 from gpusim.stats.stall_reasons import StallReason
-from isa.units import LatencyClass, Unit
+from isa.units import LatencyClass, MemSpace, Unit
 
 # What the issue stage does with an instruction (ints: the hot loop compares them).
 OP_ALU, OP_MEM, OP_BRANCH, OP_BARRIER, OP_MEMBAR, OP_EXIT = range(6)
@@ -26,7 +26,8 @@ OP_ALU, OP_MEM, OP_BRANCH, OP_BARRIER, OP_MEMBAR, OP_EXIT = range(6)
 SMSP_PIPES: tuple[Unit, ...] = (Unit.LSU, Unit.FP32, Unit.INT, Unit.FP64, Unit.SFU, Unit.BRANCH, Unit.MISC)
 LSU_PIPE = 0
 
-_LONG_SPACES = ("global", "local", "generic")
+# Spaces whose accesses go through the LSU's local/global path (a generic one may: lg_throttle).
+_LONG_SPACES = (MemSpace.GLOBAL, MemSpace.LOCAL, MemSpace.GENERIC)
 
 
 class DecodedKernel:
@@ -95,7 +96,7 @@ class DecodedKernel:
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)
         self.membar_latency_cycles = latency(LatencyClass.MEMBAR)
         # Scoreboard of each memory access by its resolved space (a generic load may hit shared memory).
-        long_ids = [MEM_SPACES.index(s) for s in ("global", "local")]
+        long_ids = [MemSpace.GLOBAL.code, MemSpace.LOCAL.code]
         self.slot_state: list[int] = np.where(np.isin(trace.mem_space, long_ids),
                                               int(StallReason.LONG_SCOREBOARD),
                                               int(StallReason.SHORT_SCOREBOARD)).tolist()
@@ -146,8 +147,8 @@ def estimate_regs_per_thread(trace: KernelTrace) -> int:
 SCHEDULES = ("ptx", "hoist")
 
 # Spaces a store in one space may alias (a generic address may point into global, shared or local memory).
-_ALIASES = {"global": {"global", "generic"}, "shared": {"shared", "generic"}, "local": {"local", "generic"},
-            "generic": {"global", "shared", "local", "generic"}}
+_G, _S, _L, _X = MemSpace.GLOBAL, MemSpace.SHARED, MemSpace.LOCAL, MemSpace.GENERIC
+_ALIASES = {_G: (_G, _X), _S: (_S, _X), _L: (_L, _X), _X: (_G, _S, _L, _X)}
 
 
 def _is_fence(ins: StaticInstr) -> bool:
@@ -188,6 +189,7 @@ def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
     last_write: dict[int, int] = {}
     reads_since: dict[int, list[int]] = {}
     mem: list[int] = []
+    spaces = [MemSpace(i.mem_space) if i.mem_space else None for i in instrs]
     for j, ins in enumerate(instrs):
         p = preds[j]
         for r in ins.src_regs:
@@ -202,10 +204,10 @@ def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
         for r in ins.dst_regs:
             last_write[r] = j
             reads_since[r] = []
-        if ins.mem_space in _ALIASES:
+        if spaces[j] in _ALIASES:
             for i in mem:
                 o = instrs[i]
-                if (o.is_store or ins.is_store) and o.mem_space in _ALIASES[ins.mem_space]:
+                if (o.is_store or ins.is_store) and spaces[i] in _ALIASES[spaces[j]]:
                     p.add(i)
             mem.append(j)
         p.discard(j)

@@ -75,7 +75,7 @@ class GpuTimingModel:
     ``kernel_launch_cycles``) and ends when the last block retires.
     """
 
-    def __init__(self, trace: KernelTrace, gpu, *, scheduler: str, blocks_per_sm: int, memory,
+    def __init__(self, trace: KernelTrace, gpu, *, scheduler: str, blocks_per_sm: int, memory, requests,
                  hooks=None, progress=None) -> None:
         self.trace = trace
         self.gpu = gpu
@@ -83,6 +83,7 @@ class GpuTimingModel:
         make_scheduler(scheduler, gpu)     # fail early on an unknown name
         self.blocks_per_sm = blocks_per_sm
         self.memory = memory
+        self.requests = requests           # MemoryRequest per memory slot (gpusim.timing.lsu)
         self.hooks = hooks or None
         self.progress = progress
         self.kernel = DecodedKernel(trace, gpu)

@@ -21,7 +21,9 @@ from gpusim.errors import KernelError
 from gpusim.stats.stall_reasons import N_STALL_REASONS, StallReason
 from gpusim.timing.decode import (LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
                                   DecodedKernel)
+from isa.units import MemSpace
 
+SHARED, GLOBAL, LOCAL = MemSpace.SHARED, MemSpace.GLOBAL, MemSpace.LOCAL
 INF = 1 << 62
 NS = N_STALL_REASONS
 SELECTED = int(StallReason.SELECTED)
@@ -101,8 +103,8 @@ class SubPartition:
     """
 
     __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed",
-                 "pipe_of", "throttle", "issue_info", "deps", "trace_pc", "mem_slot", "slot_state", "pc_stalls",
-                 "hooks", "branch_latency", "membar_latency")
+                 "pipe_of", "throttle", "issue_info", "deps", "trace_pc", "mem_slot", "requests", "slot_state",
+                 "pc_stalls", "hooks", "branch_latency", "membar_latency")
 
     def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int) -> None:
         self.sm = sm
@@ -124,6 +126,7 @@ class SubPartition:
         self.membar_latency = k.membar_latency_cycles
         self.trace_pc = sm.trace_pc
         self.mem_slot = sm.mem_slot
+        self.requests = sm.requests
         self.pc_stalls = sm.pc_stalls
         self.hooks = sm.hooks
 
@@ -224,8 +227,15 @@ class SubPartition:
             sm = self.sm
             slot = self.mem_slot[w.row]
             if slot >= 0:
-                ready, busy = sm.mem_access(now, sm.sm_id, slot)
+                req = self.requests[slot]
+                ready, busy = sm.mem_access(now, sm.sm_id, req)
                 st = self.slot_state[slot]
+                if hooks is not None and hasattr(hooks, "on_memory"):
+                    sp = req.space
+                    if sp is SHARED:
+                        hooks.on_memory("shared", now, sm.sm_id, slot, req.wavefronts)
+                    elif (sp is GLOBAL or sp is LOCAL) and req.active_lanes:
+                        hooks.on_memory("global", now, sm.sm_id, slot, len(req.sectors))
             else:
                 # No lane accessed memory (guard false everywhere, or shfl): the pipe still takes it.
                 ready = now + lat
@@ -329,6 +339,7 @@ class StreamingMultiprocessor:
         self.kernel: DecodedKernel = model.kernel
         self.trace_pc: list[int] = model.trace_pc
         self.mem_slot: list[int] = model.mem_slot
+        self.requests = model.requests
         self.mem_access = model.memory.access
         self.pc_stalls: list[int] = model.pc_stalls
         self.hooks = model.hooks

@@ -14,8 +14,9 @@ from typing import Sequence
 import numpy as np
 
 from gpusim.errors import GpusimError
-from gpusim.functional.trace import MEM_SPACES, KernelTrace, StaticInstr
+from gpusim.functional.trace import KernelTrace, StaticInstr
 from isa.units import LatencyClass as L
+from isa.units import MemSpace
 from isa.units import Unit as U
 
 FULL_MASK = 0xFFFFFFFF
@@ -76,7 +77,7 @@ def make_trace(program: Sequence[dict], *, n_blocks: int = 1, warps_per_block: i
     mem_rows = np.flatnonzero(is_mem[pc])
     mem_slot = np.full(pc.shape, -1, dtype=np.int32)
     mem_slot[mem_rows] = np.arange(len(mem_rows), dtype=np.int32)
-    space_of_pc = np.array([MEM_SPACES.index(i.mem_space) if i.mem_space else 0 for i in instrs],
+    space_of_pc = np.array([MemSpace(i.mem_space).code if i.mem_space else 0 for i in instrs],
                            dtype=np.uint8)
     lanes = np.arange(32, dtype=np.int64)
     addresses = (mem_rows.astype(np.int64)[:, None] * 128 + lanes[None, :] * 4)

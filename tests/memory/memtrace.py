@@ -1,7 +1,10 @@
-"""Builders shared by the memory tests: a hand-made KernelTrace with one warp and given memory accesses."""
+"""Builders shared by the memory tests: a hand-made KernelTrace with one warp and given memory accesses, and
+the requests the LSU front end makes of it."""
 import numpy as np
 
-from gpusim.functional.trace import MEM_SPACES, KernelTrace, StaticInstr
+from gpusim.functional.trace import KernelTrace, StaticInstr
+from gpusim.timing.lsu import LsuFrontEnd
+from isa.units import MemSpace
 
 
 def make_trace(accesses):
@@ -16,7 +19,7 @@ def make_trace(accesses):
         a = np.full(32, -1, dtype=np.int64)
         a[:len(addr)] = addr
         addrs.append(a)
-        spaces.append(MEM_SPACES.index(space))
+        spaces.append(MemSpace(space).code)
     n = len(accesses)
     return KernelTrace(
         kernel="probe", grid=(1, 1, 1), block=(32, 1, 1), shared_bytes=0, regs_per_thread=None,
@@ -36,3 +39,11 @@ class StandInGpu:
         class _Sm:
             count = sm_count
         self.sm = _Sm()
+
+
+def prepare(ms, trace, lsu=None):
+    """What ``simulate`` does before the first cycle: the LSU front end (``lsu``, or a new one) builds the
+    requests of ``trace`` and the memory system ``ms`` begins the kernel.  Returns the requests by slot."""
+    requests = (lsu or LsuFrontEnd(ms.gpu)).requests(trace)
+    ms.begin(requests)
+    return requests

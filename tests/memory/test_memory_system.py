@@ -4,8 +4,9 @@ import pytest
 
 from gpusim.config import load_gpu
 from gpusim.memory.system import MemorySystem
+from gpusim.timing.lsu import LsuFrontEnd
 
-from memtrace import StandInGpu, make_trace
+from memtrace import StandInGpu, make_trace, prepare
 
 LANES = np.arange(32, dtype=np.int64)
 H100 = load_gpu("h100")
@@ -23,10 +24,10 @@ def one_lane(addr):
 def pointer_chase(ms, addresses, sm=0, start=0, space="global", fields=None):
     """Dependent single-lane loads: each issues when the previous one's data is back."""
     trace = make_trace([(space, one_lane(a), fields or {}) for a in addresses])
-    ms.prepare(trace)
+    reqs = prepare(ms, trace)
     now, lat = start, []
     for slot in range(len(addresses)):
-        ready, _ = ms.access(now, sm, slot)
+        ready, _ = ms.access(now, sm, reqs[slot])
         lat.append(ready - now)
         now = ready
     return lat
@@ -58,13 +59,13 @@ def test_pointer_chase_reproduces_each_levels_latency_within_10_percent(gpu):
 def test_shared_load_latency_and_conflicts_cost_pipe_cycles():
     ms = system()
     trace = make_trace([("shared", LANES * 4, {}), ("shared", LANES * 128, {})])
-    ms.prepare(trace)
-    r0, busy0 = ms.access(0, 0, 0)
-    r1, busy1 = ms.access(1000, 0, 1)
+    lsu = LsuFrontEnd(ms.gpu)
+    reqs = prepare(ms, trace, lsu)
+    r0, busy0 = ms.access(0, 0, reqs[0])
+    r1, busy1 = ms.access(1000, 0, reqs[1])
     assert (r0, busy0) == (H100.memory.shared.latency_cycles, 1)
     assert busy1 == 32 and r1 - 1000 == H100.memory.shared.latency_cycles + 31
-    c = ms.counters()
-    assert c["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 31
+    assert lsu.counters()["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 31
 
 
 def test_cache_hit_after_miss():
@@ -88,9 +89,9 @@ def test_cg_bypasses_l1_but_hits_l2():
 def test_mshr_merges_a_second_miss_to_the_same_sector():
     ms = system()
     trace = make_trace([("global", LANES * 4, {}), ("global", LANES * 4, {})])
-    ms.prepare(trace)
-    r0, _ = ms.access(0, 0, 0)
-    r1, _ = ms.access(5, 0, 1)          # the fill is still in flight
+    reqs = prepare(ms, trace)
+    r0, _ = ms.access(0, 0, reqs[0])
+    r1, _ = ms.access(5, 0, reqs[1])          # the fill is still in flight
     assert r1 == r0
     c = ms.counters()
     assert c["lts__t_sectors_op_read.sum"] == 4            # only the first request went to L2
@@ -102,11 +103,11 @@ def test_atomics_on_one_address_serialise():
     op = H100.memory.l2.atomic_cycles_per_op
     trace = make_trace([("global", np.full(32, 256), {"is_atomic": True, "is_load": False}),
                         ("global", 4096 + LANES * 4, {"is_atomic": True, "is_load": False})])
-    ms.prepare(trace)
-    ms.access(0, 0, 0)                      # warm both lines into L2
-    ms.access(0, 0, 1)
-    same, _ = ms.access(10**5, 0, 0)
-    spread, _ = ms.access(2 * 10**5, 0, 1)
+    reqs = prepare(ms, trace)
+    ms.access(0, 0, reqs[0])                      # warm both lines into L2
+    ms.access(0, 0, reqs[1])
+    same, _ = ms.access(10**5, 0, reqs[0])
+    spread, _ = ms.access(2 * 10**5, 0, reqs[1])
     assert (same - 10**5) - (spread - 2 * 10**5) >= 31 * op - 2
     assert ms.counters()["lts__t_sectors_op_atom.sum"] == 128
     assert ms.counters()["gpusim__l2_atomic_serialised.sum"] == 2 * 31
@@ -115,9 +116,9 @@ def test_atomics_on_one_address_serialise():
 def test_shared_atomics_on_one_word_serialise_in_the_bank():
     ms = system()
     trace = make_trace([("shared", np.full(32, 0), {"is_atomic": True}), ("shared", LANES * 4, {"is_atomic": True})])
-    ms.prepare(trace)
-    _, busy_same = ms.access(0, 0, 0)
-    _, busy_spread = ms.access(1000, 0, 1)
+    reqs = prepare(ms, trace)
+    _, busy_same = ms.access(0, 0, reqs[0])
+    _, busy_spread = ms.access(1000, 0, reqs[1])
     assert busy_same == 32 * busy_spread
 
 
@@ -125,19 +126,19 @@ def test_constant_uniform_address_broadcasts_divergent_serialises():
     ms = system()
     trace = make_trace([("const", np.full(32, 64), {}), ("const", np.full(32, 64), {}),
                         ("const", LANES * 4, {})])
-    ms.prepare(trace)
-    ms.access(0, 0, 0)                             # cold miss to L2
-    r, busy = ms.access(10**5, 0, 1)
+    reqs = prepare(ms, trace)
+    ms.access(0, 0, reqs[0])                             # cold miss to L2
+    r, busy = ms.access(10**5, 0, reqs[1])
     assert (r - 10**5, busy) == (H100.memory.const.hit_latency_cycles, 1)
-    _, busy = ms.access(2 * 10**5, 0, 2)
+    _, busy = ms.access(2 * 10**5, 0, reqs[2])
     assert busy == 32
 
 
 def test_stores_write_back_to_dram_only_on_flush():
     ms = system()
     trace = make_trace([("global", LANES * 4, {"is_store": True, "is_load": False})])
-    ms.prepare(trace)
-    ready, busy = ms.access(0, 0, 0)
+    reqs = prepare(ms, trace)
+    ready, busy = ms.access(0, 0, reqs[0])
     assert ready <= 2 and busy == 1
     c = ms.counters()
     assert c["lts__t_sectors_op_write.sum"] == 4 and c["dram__bytes_write.sum"] == 0
@@ -145,26 +146,25 @@ def test_stores_write_back_to_dram_only_on_flush():
     assert ms.counters()["dram__bytes_write.sum"] == 128
 
 
-def test_coalescing_counters_through_prepare():
-    ms = system()
-    trace = make_trace([("global", LANES * 4, {}), ("global", LANES * 32, {}),
-                        ("global", LANES * 4, {"is_store": True, "is_load": False})])
-    ms.prepare(trace)
-    c = ms.counters()
+def test_coalescing_counters_of_the_lsu_front_end():
+    lsu = LsuFrontEnd(H100)
+    lsu.requests(make_trace([("global", LANES * 4, {}), ("global", LANES * 32, {}),
+                             ("global", LANES * 4, {"is_store": True, "is_load": False})]))
+    c = lsu.counters()
     assert c["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 2
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 36
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 4
 
 
-def test_hooks_see_shared_and_global_accesses():
+def test_hooks_see_dram_commands():
     ms = system()
     seen = []
     ms.hooks.append(lambda *event: seen.append(event[0]))
     trace = make_trace([("shared", LANES * 8, {}), ("global", LANES * 4, {})])
-    ms.prepare(trace)
-    ms.access(0, 0, 0)
-    ms.access(0, 0, 1)
-    assert seen[:2] == ["shared", "global"] and "dram_command" in seen
+    reqs = prepare(ms, trace)
+    ms.access(0, 0, reqs[0])
+    ms.access(0, 0, reqs[1])
+    assert seen and set(seen) == {"dram_command"}
 
 
 def test_streaming_through_the_facade_stays_below_dram_peak():
@@ -172,10 +172,10 @@ def test_streaming_through_the_facade_stays_below_dram_peak():
     n = 8000
     trace = make_trace([("global", i * 512 + LANES * 16, {"access_bytes": 16, "cache_op": ".cg"})
                         for i in range(n)])
-    ms.prepare(trace)
+    reqs = prepare(ms, trace)
     end = 0
     for slot in range(n):
-        r, _ = ms.access(slot // 40, slot % 132, slot)    # far more requests than DRAM can serve
+        r, _ = ms.access(slot // 40, slot % 132, reqs[slot])    # far more requests than DRAM can serve
         end = max(end, r)
     seconds = end / (H100.clock_mhz * 1e6)
     bw = ms.counters()["dram__bytes_read.sum"] / seconds

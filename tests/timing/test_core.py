@@ -208,10 +208,10 @@ class SlowL1:
     def __init__(self):
         self.accesses = []
 
-    def prepare(self, trace):
+    def begin(self, requests):
         pass
 
-    def access(self, now, sm, slot):
+    def access(self, now, sm, request):
         self.accesses.append(now)
         return now + 50, 10
 

@@ -1,0 +1,174 @@
+"""The SM's load/store unit front end: every memory slot of a trace becomes one
+:class:`~gpusim.memory.request.MemoryRequest`, once per kernel, before the first cycle.
+
+What the LSU does with a warp's memory instruction before the memory system sees it depends only on the
+lanes' addresses, which the trace holds, so it is computed here for all slots at once (vectorised per static
+instruction), not per issue:
+
+* the address map (:class:`~gpusim.memory.address_map.AddressMap`) turns state-space offsets into physical
+  addresses (local memory interleaved per warp, const and param in their regions);
+* global and local lanes are coalesced into 32-byte sectors and 128-byte lines
+  (:class:`~gpusim.memory.coalescer.Coalescer`); global atomics are grouped per address;
+* shared accesses are costed in bank wavefronts, with and without conflicts
+  (:class:`~gpusim.memory.shared_banks.SharedMemoryBanks`);
+* const and param accesses count their distinct addresses (the constant cache serves one per cycle).
+
+Requests are values: slots whose requests are equal share one object (shared-memory and constant rows
+repeat across blocks), which keeps building them cheap.  The front end also keeps the counters these
+steps define, under Nsight's names: requests and sectors per global/local op, shared wavefronts and bank
+conflicts per op (the ones ``MemorySystem.prepare`` used to fill).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from gpusim.functional.trace import KernelTrace
+from gpusim.memory.address_map import AddressMap
+from gpusim.memory.coalescer import Coalescer
+from gpusim.memory.const_cache import distinct_addresses
+from gpusim.memory.request import ATOMIC, LOAD, OP_NAMES, STORE, MemoryRequest
+from gpusim.memory.shared_banks import SharedAccessResult, SharedMemoryBanks
+from isa.units import MemSpace
+
+_BYPASS_L1 = (".cg", ".cs", ".cv", ".lu")
+_N_CODES = len(MemSpace)
+
+_ROW_HASH = np.random.default_rng(12345).integers(1, 1 << 62, size=32, dtype=np.int64) | 1
+
+
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index of one representative per distinct row, index of each row's representative) of an int64
+    [M, 32] array: a hash of each row, uniqued, verified exactly (a collision falls back to np.unique)."""
+    if rows.shape[0] <= 1 or rows.shape[1] != _ROW_HASH.shape[0]:
+        return np.arange(rows.shape[0]), np.arange(rows.shape[0])
+    with np.errstate(over="ignore"):
+        h = (rows * _ROW_HASH).sum(axis=1)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    if not np.array_equal(rows[first][inverse], rows):
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+def slot_origins(trace: KernelTrace) -> tuple[np.ndarray, np.ndarray]:
+    """(warp, pc) of every memory slot: int64 arrays indexed by slot."""
+    rows = np.flatnonzero(trace.mem_slot >= 0)
+    slots = trace.mem_slot[rows]
+    m = int(trace.addresses.shape[0])
+    warp = np.zeros(m, dtype=np.int64)
+    pc = np.zeros(m, dtype=np.int64)
+    warp[slots] = np.searchsorted(trace.warp_start, rows, side="right") - 1
+    pc[slots] = trace.pc[rows]
+    return warp, pc
+
+
+def local_bytes_per_thread(trace: KernelTrace, slot_pc: np.ndarray) -> int:
+    """The local memory a thread of ``trace`` uses: one past the largest byte any local access touches."""
+    is_local = np.asarray(trace.mem_space) == MemSpace.LOCAL.code
+    if not is_local.any():
+        return 0
+    size = np.array([max(1, i.access_bytes) for i in trace.instructions] or [1], dtype=np.int64)
+    top = trace.addresses[is_local].max(axis=1)
+    return int(np.where(top >= 0, top + size[slot_pc[is_local]], 0).max())
+
+
+class LsuFrontEnd:
+    """Builds the requests of a kernel's memory slots and counts what they ask of L1TEX and shared memory.
+
+    Models the address-determined costs of an access (see the module docstring).  Simplifies: everything
+    about a request is fixed when the kernel starts, because the trace fixes every address; what depends on
+    time (queues, cache contents, DRAM rows) is the memory model's.
+    """
+
+    def __init__(self, gpu) -> None:
+        shared = gpu.memory.shared
+        self.coalescer = Coalescer()
+        self.banks = SharedMemoryBanks(shared.banks, shared.bank_width_bytes)
+
+    def requests(self, trace: KernelTrace) -> list[MemoryRequest]:
+        """One request per memory slot of ``trace`` (index = slot), counted into this front end's counters."""
+        m = int(trace.addresses.shape[0])
+        out: list = [None] * m
+        warps, slot_pc = slot_origins(trace)
+        space = np.asarray(trace.mem_space, dtype=np.int64)
+        amap = AddressMap(trace.n_warps, local_bytes_per_thread(trace, slot_pc))
+        key = slot_pc * _N_CODES + space
+        order = np.argsort(key, kind="stable")
+        keys, starts = np.unique(key[order], return_index=True)
+        bounds = [*starts.tolist(), m]
+        for g, k in enumerate(keys.tolist()):
+            idx = order[bounds[g]:bounds[g + 1]]
+            pc, code = divmod(k, _N_CODES)
+            instr = trace.instructions[pc]
+            sp = MemSpace.by_code(code)
+            op = ATOMIC if instr.is_atomic else (STORE if instr.is_store else LOAD)
+            addr = trace.addresses[idx].astype(np.int64)
+            size = max(1, int(instr.access_bytes))
+            if sp is MemSpace.SHARED:
+                self._shared(out, idx, addr, size, op, pc)
+            elif sp is MemSpace.CONST or sp is MemSpace.PARAM:
+                self._constant(out, idx, addr, size, op, pc, sp, amap)
+            else:
+                bypass = bool(instr.is_atomic or instr.cache_op in _BYPASS_L1)
+                self._global(out, idx, addr, size, op, pc, sp, bypass, amap, warps[idx])
+        return out
+
+    def _shared(self, out, idx, addr, size, op, pc) -> None:
+        # Shared addresses are block-relative, so rows repeat across blocks: cost each distinct row once.
+        first, inverse = distinct_rows(addr)
+        part = self.banks.wavefronts_for(addr[first], size, atomic=op == ATOMIC)
+        self.banks.count(SharedAccessResult(wavefronts=part.wavefronts[inverse],
+                                            ideal_wavefronts=part.ideal_wavefronts[inverse]), OP_NAMES[op])
+        lanes = (addr[first] >= 0).sum(axis=1).tolist()
+        reqs = [MemoryRequest(MemSpace.SHARED, op, pc, n, (), 0, w, i)
+                for n, w, i in zip(lanes, part.wavefronts.tolist(), part.ideal_wavefronts.tolist())]
+        _scatter(out, idx, reqs, inverse)
+
+    @staticmethod
+    def _constant(out, idx, addr, size, op, pc, sp, amap) -> None:
+        first, inverse = distinct_rows(addr)
+        rows = addr[first]
+        res = Coalescer.coalesce(amap.physical(sp, rows), size)
+        flat = res.sectors.tolist()
+        offs = res.offsets.tolist()
+        lanes = res.active_lanes.tolist()
+        reqs = [MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), 0, n)
+                for j, n in enumerate(distinct_addresses(rows).tolist())]
+        _scatter(out, idx, reqs, inverse)
+
+    def _global(self, out, idx, addr, size, op, pc, sp, bypass, amap, warps) -> None:
+        if sp is MemSpace.LOCAL:
+            # Each 4-byte word of a lane's access sits in its own 128-byte row: coalesce the words.
+            lanes_on = (addr >= 0).sum(axis=1).astype(np.int64)
+            res = dataclasses.replace(Coalescer.coalesce(amap.local_words(addr, warps, size), min(size, 4)),
+                                      active_lanes=lanes_on, bytes_requested=lanes_on * size)
+            phys = None
+        else:
+            phys = amap.physical(sp, addr)
+            res = Coalescer.coalesce(phys, size)
+        self.coalescer.count(res, OP_NAMES[op])
+        flat = res.sectors.tolist()
+        offs = res.offsets.tolist()
+        lines = res.lines_per_request.tolist()
+        lanes = res.active_lanes.tolist()
+        for j, i in enumerate(idx.tolist()):
+            atoms = ()
+            if op == ATOMIC and phys is not None and lanes[j]:
+                words, counts = np.unique(phys[j][phys[j] >= 0], return_counts=True)
+                atoms = tuple(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
+            out[i] = MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), lines[j], 0, 0,
+                                   bypass, atoms)
+
+    def counters(self) -> dict[str, float]:
+        """Nsight-named totals of the requests built so far: L1TEX requests and sectors per global/local
+        op, shared wavefronts and bank conflicts per op."""
+        out = self.coalescer.counters()
+        out.update(self.banks.counters())
+        return out
+
+
+def _scatter(out: list, idx: np.ndarray, reqs: list, inverse: np.ndarray) -> None:
+    """out[idx[j]] = reqs[inverse[j]]: one object per distinct row, shared by the slots that repeat it."""
+    for i, j in zip(idx.tolist(), inverse.tolist()):
+        out[i] = reqs[j]
