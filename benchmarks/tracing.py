@@ -1,11 +1,11 @@
-"""Cost of tracing: the timing model with no hooks, with do-nothing hooks, and with the timeline collector
+"""Cost of tracing: the timing model with no observer, with a do-nothing observer, and with the timeline collector
 (collection only, then also building the Timeline), on the tiled matmul trace.
 
     python benchmarks/tracing.py                       # matmul_tiled size "small", 5 repeats
     python benchmarks/tracing.py --size default --repeats 3
 
 Prints the median wall time of each, and the ratios to "off". Issue 5's targets: off costs nothing
-measurable (the hot path pays one ``if hooks:`` per event, which is there with or without this package),
+measurable (the hot path pays one ``is not None`` test per event, there with or without this package),
 on stays within 2x of off.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gpusim  # noqa: E402
 from gpusim.config import load_gpu  # noqa: E402
 from gpusim.stats.timeline import TimelineCollector  # noqa: E402
-from gpusim.timing import TimingHooks, simulate  # noqa: E402
+from gpusim.timing import TimingObserver, simulate  # noqa: E402
 
 
 def main() -> int:
@@ -39,18 +39,18 @@ def main() -> int:
         simulate(trace, gpu)
 
     def null():
-        simulate(trace, gpu, hooks=TimingHooks())
+        simulate(trace, gpu, observer=TimingObserver())
 
     def collect():
-        simulate(trace, gpu, hooks=TimelineCollector())
+        simulate(trace, gpu, observer=TimelineCollector())
 
     def full():
         col = TimelineCollector()
-        t = simulate(trace, gpu, hooks=col)
+        t = simulate(trace, gpu, observer=col)
         tl = col.finish(trace, t, gpu)
         tl.states_smsp, tl.issued, tl.active_warps, tl.resident_blocks, tl.shared_conflicts, tl.dram_bytes  # noqa: B018
 
-    cases = [("tracing off (hooks=None)", off), ("no-op TimingHooks", null), ("timeline collector", collect),
+    cases = [("tracing off (observer=None)", off), ("no-op TimingObserver", null), ("timeline collector", collect),
              ("collector + build + bin", full)]
     off()                                   # warm-up: imports, caches
     times = {name: [] for name, _ in cases}

@@ -203,9 +203,10 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         launch: str | Path | None = None, mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
         seed: int = 0, check: bool = False, gpu="h100", regs_per_thread: int | None = None,
         scheduler: str | None = None, budget: int = DEFAULT_BUDGET, record_trace: bool | None = None,
-        progress=None, hooks=None, timeline: bool = False) -> RunResult:
+        progress=None, observer=None, timeline: bool = False) -> RunResult:
     """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing";
     ``launch`` names a launch file (default: the ``.toml`` beside the source).
+    ``observer``: a :class:`gpusim.timing.hooks.TimingObserver` that sees the timing model's events;
     ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.stats.timeline`) during the run."""
     if mode not in MODES:
         raise LaunchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -267,11 +268,12 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         res.gpu = gpu
         collector = None
         if timeline:
-            from gpusim.stats.timeline import TimelineCollector, combine_hooks
+            from gpusim.stats.timeline import TimelineCollector
+            from gpusim.timing.hooks import combine_observers
             collector = TimelineCollector()
-            hooks = combine_hooks(collector, hooks)
+            observer = combine_observers(collector, observer)
         res.timing = simulate(out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
-                              progress=progress, hooks=hooks)
+                              progress=progress, observer=observer)
         if collector is not None:
             res._timeline = collector.finish(out.trace, res.timing, gpu)
     return res

@@ -38,14 +38,15 @@ def preset_path(name: str) -> Path:
 
 
 def load_gpu(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> GpuConfig:
-    """Load a GPU config by preset name (``"h100"``) or TOML path, then apply ``overrides``.
+    """Load a GPU config by preset name (``"h100"``) or TOML path, then apply ``overrides`` (a
+    :class:`GpuConfig` is returned as it is, or changed by ``overrides``).
 
     ``overrides`` maps dotted field names to values (``{"sm.count": 4}``) or nests tables
     (``{"sm": {"count": 4}}``).  Raises :class:`ConfigError` for an unknown preset, an unreadable or
     malformed file, or any unknown, mistyped or inconsistent field (the message names field and file).
     """
     if isinstance(name_or_path, GpuConfig):
-        return name_or_path.replace(**(overrides or {}))
+        return name_or_path.replace(**overrides) if overrides else name_or_path
     text = str(name_or_path)
     is_path = isinstance(name_or_path, Path) or text.endswith(".toml") or "/" in text or "\\" in text
     path = Path(text) if is_path else preset_path(text)

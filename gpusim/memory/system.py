@@ -36,7 +36,8 @@ class MemorySystem:
     latency) -> DRAM on an L2 miss; the L1 tag stage handles ``tags_per_cycle`` lines per cycle; stores
     are write-through at L1 without allocation and write-back, write-allocate (no fetch) at L2; global
     atomics execute at the L2 slice, serialised per address; shared accesses cost their wavefronts in the
-    SM's shared pipe, shared atomics serialise per address in the banks.
+    SM's shared pipe, shared atomics serialise per address in the banks.  ``observer`` (a
+    :class:`gpusim.timing.hooks.TimingObserver`) receives every DRAM command.
 
     Simplifies: everything is computed at issue, arithmetically (per-port/per-bank next-free cycles, cache
     state updated at request time); ``access`` must be called in nondecreasing ``now``.  Requests arrive
@@ -45,20 +46,18 @@ class MemorySystem:
     invalidated by other SMs' stores).
     """
 
-    def __init__(self, gpu) -> None:
+    def __init__(self, gpu, observer=None) -> None:
         spec = gpu.memory
         self.gpu = gpu
         self.spec = spec
         self.n_sm = int(gpu.sm.count)
         self.core_mhz = float(gpu.clock_mhz)
-        self.hooks: list = []
         l2 = spec.l2
         self.n_slices = l2.slices
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
             2 * spec.interconnect.latency_cycles
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
-        self.dram = DramController(spec.dram)
-        self.dram.hooks = self.hooks
+        self.dram = DramController(spec.dram, observer)       # DRAM commands to the observer
         self.dram_mhz = spec.dram.clock_mhz
         self._ck_per_core = self.dram_mhz / self.core_mhz
         self._core_per_ck = self.core_mhz / self.dram_mhz

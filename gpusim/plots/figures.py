@@ -12,7 +12,7 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
 from gpusim.stats.stall_reasons import STALL_REASONS
-from gpusim.stats.timeline import DRAM_COMMANDS, ROW_CONFLICT, ROW_HIT, ROW_MISS
+from gpusim.memory.dram import Command, RowOutcome
 
 # One colour per warp state, stable across figures (tab20 order, the issuing states first).
 _PALETTE = ["#2ca02c", "#98df8a", "#d62728", "#ff9896", "#1f77b4", "#9467bd", "#ff7f0e", "#ffbb78",
@@ -103,7 +103,7 @@ def dram_activity(tl, *, figsize=(11, 8)) -> Figure:
     a_heat.set_xlabel("time (SM cycles)")
     a_heat.set_ylabel("channel")
     a_heat.set_title("bytes per channel over time")
-    col = d["command"] >= DRAM_COMMANDS.index("RD")
+    col = d["command"] >= Command.RD          # column commands: one burst each
     bank_tab = np.zeros((tl.dram_channels, max(tl.dram_banks, 1)))
     np.add.at(bank_tab, (d["channel"][col], d["bank"][col]), 1)
     im2 = a_bank.imshow(np.where(bank_tab > 0, bank_tab, np.nan), aspect="auto", origin="lower", cmap="viridis",
@@ -115,14 +115,14 @@ def dram_activity(tl, *, figsize=(11, 8)) -> Figure:
     x = _bin_mid(tl)
     q = np.clip(d["cycle"] // tl.bin_cycles, 0, tl.n_bins - 1)
     counts = np.zeros((3, tl.n_bins))
-    for k in (ROW_HIT, ROW_MISS, ROW_CONFLICT):
-        sel = d["outcome"] == k
+    for k in RowOutcome:
+        sel = col & (d["outcome"] == k)
         np.add.at(counts[k], q[sel], 1)
     tot = counts.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(tot > 0, 100.0 * counts[ROW_HIT] / tot, np.nan)
+        rate = np.where(tot > 0, 100.0 * counts[RowOutcome.HIT] / tot, np.nan)
     a_hit.plot(x, rate, marker=".", color="#2ca02c", label="row-hit rate")
-    all_hit = 100.0 * counts[ROW_HIT].sum() / tot.sum() if tot.sum() else 0.0
+    all_hit = 100.0 * counts[RowOutcome.HIT].sum() / tot.sum() if tot.sum() else 0.0
     a_hit.axhline(all_hit, color="gray", ls="--", label=f"kernel: {all_hit:.1f}%")
     a_hit.set_ylim(-2, 102)
     a_hit.set_xlabel("time (SM cycles)")

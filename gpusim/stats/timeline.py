@@ -1,14 +1,15 @@
-"""Timelines: what happened when, per SM and sub-partition, from the timing model's hooks.
+"""Timelines: what happened when, per SM and sub-partition, from the timing model's observer events.
 
-A :class:`TimelineCollector` is a :class:`gpusim.timing.TimingHooks` that only *buffers*: each hook call
-appends one tuple to a plain list (the SimPy guide's advice: buffer monitoring data, process it in chunks),
-and every ``CHUNK`` events the list is packed into an int64 array. Nothing is binned during the simulation.
-:meth:`TimelineCollector.finish` turns the buffers into a :class:`Timeline`:
+A :class:`TimelineCollector` is a :class:`gpusim.timing.hooks.TimingObserver` that only *buffers*: each
+event (a small tuple) is appended to a plain list (the SimPy guide's advice: buffer monitoring data,
+process it in chunks), and every ``CHUNK`` events the list is packed into an int64 array. Nothing is binned
+during the simulation. :meth:`TimelineCollector.finish` turns the buffers into a :class:`Timeline`:
 
 * ``intervals``: every warp's merged state runs (warp, start, end, state, pc), exact: summed per warp and
   state they equal ``TimingResult.stalls_by_warp``;
-* event streams: ``shared`` (cycle, sm, warp, pc, ptx_line, wavefronts, ideal), ``global_`` (cycle, sm,
-  warp, pc, ptx_line, sectors), ``dram`` (cycle in SM clocks, channel, bank, command, row outcome);
+* event streams: ``shared`` (cycle, sm, warp, pc, ptx_line, wavefronts, ideal, ready), ``global_`` (cycle,
+  sm, warp, pc, ptx_line, sectors, ready), ``dram`` (cycle in SM clocks, channel, bank, command, row
+  outcome as the DRAM channel decided it);
 * time-binned series (bin width ``bin_cycles``, chosen automatically so that a kernel has about
   ``TARGET_BINS`` bins, or set with :meth:`Timeline.rebin`): warps in each state per SM and per
   sub-partition, instructions issued, active warps, resident blocks, shared wavefronts and conflicts, DRAM
@@ -26,19 +27,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from gpusim.config import load_gpu
+from gpusim.memory.dram import DRAM_COMMANDS, Command
 from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS, StallReason
+from gpusim.timing.hooks import TimingObserver, combine_observers
 
 TARGET_BINS = 200
 CHUNK = 1 << 16
 ISSUE_CODE = 32            # event code of an issue: ISSUE_CODE + smsp (warp states are 0..N_STALL_REASONS-1)
 SELECTED = int(StallReason.SELECTED)
 NOT_SELECTED = int(StallReason.NOT_SELECTED)
-
-DRAM_COMMANDS = ("ACT", "PRE", "RD", "WR")
-ROW_HIT, ROW_MISS, ROW_CONFLICT = 0, 1, 2
-ROW_OUTCOMES = ("hit", "miss", "conflict")
-_MEM_KIND = {"shared": 0, "global": 1, "dram_command": 2}
-_DRAM_CODE = {c: i for i, c in enumerate(DRAM_COMMANDS)}
 
 
 def auto_bin_cycles(cycles: int, target_bins: int = TARGET_BINS) -> int:
@@ -61,6 +59,12 @@ class _Buffer:
         self.rows: list = []
         self.chunks: list[np.ndarray] = []
 
+    def add(self, row) -> None:
+        rows = self.rows
+        rows.append(row)
+        if len(rows) >= CHUNK:
+            self.pack()
+
     def pack(self) -> None:
         if self.rows:
             flat = np.fromiter(itertools.chain.from_iterable(self.rows), dtype=np.int64,
@@ -75,61 +79,41 @@ class _Buffer:
         return np.concatenate(self.chunks) if len(self.chunks) > 1 else self.chunks[0]
 
 
-class TimelineCollector:
-    """Timing hooks that record warp states, issues and memory events (see the module docstring).
+class TimelineCollector(TimingObserver):
+    """An observer that records warp states, issues and memory events (see the module docstring).
 
     Use through ``gpusim.run(..., timeline=True)`` or directly::
 
         col = TimelineCollector()
-        res = simulate(trace, "h100", hooks=col)
+        res = simulate(trace, "h100", observer=col)
         tl = col.finish(trace, res, "h100")
     """
 
     def __init__(self) -> None:
-        self._core = _Buffer(5)
-        self._mem: list = []
-        self._mem_chunks: list[np.ndarray] = []
+        self._core = _Buffer(5)          # (cycle, sm, warp, pc, state or ISSUE_CODE + smsp), in event order
+        self._shared = _Buffer(7)        # SharedAccess
+        self._global = _Buffer(6)        # GlobalAccess
+        self._dram = _Buffer(5)          # DramCommand
         self._rows = self._core.rows
-        self._n = 0
+        self.on_shared_access = self._shared.add
+        self.on_global_access = self._global.add
+        self.on_dram_command = self._dram.add
 
-    # -- the hooks (hot path: one tuple append) -------------------------------------------------------
-    def on_issue(self, cycle: int, sm: int, smsp: int, warp: int, pc: int) -> None:
+    # -- the events (hot path: one tuple append) --------------------------------------------------------
+    def on_issue(self, e) -> None:
         rows = self._rows
-        rows.append((cycle, sm, warp, pc, ISSUE_CODE + smsp))
+        rows.append((e[0], e[1], e[3], e[4], ISSUE_CODE + e[2]))
         if len(rows) >= CHUNK:
             self._core.pack()
 
-    def on_state(self, cycle: int, sm: int, warp: int, pc: int, state: int) -> None:
-        self._rows.append((cycle, sm, warp, pc, state))
-
-    def on_memory(self, kind: str, a, b, c, d) -> None:
-        # shared/global: (cycle, sm, slot, n); dram_command: (channel, bank, command, ck)
-        self._mem.append((kind, a, b, c, d))
-        if len(self._mem) >= CHUNK:
-            self._pack_mem()
-
-    def _pack_mem(self) -> None:
-        if not self._mem:
-            return
-        arr = np.empty((len(self._mem), 5), dtype=np.int64)
-        for i, (kind, a, b, c, d) in enumerate(self._mem):
-            if kind == "dram_command":
-                arr[i] = (2, int(d), a, b, _DRAM_CODE.get(c, 0))
-            else:
-                arr[i] = (_MEM_KIND[kind], a, b, c, d)
-        self._mem_chunks.append(arr)
-        self._mem.clear()
+    def on_warp_state(self, e) -> None:
+        self._rows.append(e)            # WarpStateChange is (cycle, sm, warp, pc, state) already
 
     # -- after the simulation ---------------------------------------------------------------------------
     def finish(self, trace, timing, gpu, *, bin_cycles: int | None = None) -> "Timeline":
         """Build the :class:`Timeline` of ``trace`` simulated as ``timing`` (a TimingResult) on ``gpu``."""
-        if isinstance(gpu, str):
-            from gpusim.config import load_gpu
-            gpu = load_gpu(gpu)
-        core = self._core.array()
-        self._pack_mem()
-        mem = np.concatenate(self._mem_chunks) if self._mem_chunks else np.zeros((0, 5), dtype=np.int64)
-        return build_timeline(trace, timing, gpu, core, mem, bin_cycles=bin_cycles)
+        return build_timeline(trace, timing, load_gpu(gpu), self._core.array(), self._shared.array(),
+                              self._global.array(), self._dram.array(), bin_cycles=bin_cycles)
 
 
 def _merge_runs(warp, start, end, state, pc):
@@ -172,10 +156,11 @@ class Timeline:
     * ``intervals``: dict of ``warp``, ``start``, ``end``, ``state``, ``pc`` (merged runs, cycles);
     * ``issues``: dict of ``cycle``, ``sm``, ``smsp``, ``warp``, ``pc``;
     * ``shared``: ``cycle``, ``sm``, ``warp``, ``pc``, ``ptx_line``, ``ways`` (wavefronts), ``ideal``
-      (wavefronts without conflicts), ``conflicts`` (= ways - ideal);
-    * ``global_``: ``cycle``, ``sm``, ``warp``, ``pc``, ``ptx_line``, ``sectors``;
-    * ``dram``: ``cycle`` (SM clocks), ``ck`` (DRAM clocks), ``channel``, ``bank``, ``command`` (index in
-      ``DRAM_COMMANDS``), ``outcome`` (for RD/WR: index in ``ROW_OUTCOMES``, else -1);
+      (wavefronts without conflicts), ``conflicts`` (= ways - ideal), ``ready`` (cycle the result is ready);
+    * ``global_``: ``cycle``, ``sm``, ``warp``, ``pc``, ``ptx_line``, ``sectors``, ``ready``;
+    * ``dram``: ``cycle`` (SM clocks), ``ck`` (DRAM clocks), ``channel``, ``bank``, ``command``
+      (:class:`gpusim.memory.dram.Command`, an index in ``DRAM_COMMANDS``), ``outcome``
+      (:class:`gpusim.memory.dram.RowOutcome`: hit, miss or conflict of the access the command serves);
     * binned (``bin_cycles`` wide, ``n_bins`` bins, ``bin_start`` cycles): ``states_sm`` [sm, state, bin]
       and ``states_smsp`` [sm, smsp, state, bin] (average warps), ``issued`` [sm, smsp, bin]
       (instructions), ``active_warps`` [sm, bin] and ``resident_blocks`` [sm, bin] (averages),
@@ -286,7 +271,7 @@ class Timeline:
             q = np.clip(d["cycle"] // w, 0, nb - 1)
             cmds = np.zeros((self.dram_channels, len(DRAM_COMMANDS), nb), dtype=np.int64)
             np.add.at(cmds, (d["channel"], d["command"], q), 1)
-            rw = cmds[:, _DRAM_CODE["RD"]] + cmds[:, _DRAM_CODE["WR"]]
+            rw = cmds[:, Command.RD] + cmds[:, Command.WR]
             return {"dram_commands": cmds, "dram_bytes": rw * self.dram_burst_bytes}
         raise KeyError(name)
 
@@ -324,7 +309,8 @@ class Timeline:
                 f"{self.global_['cycle'].size:,} global requests, {self.dram['cycle'].size:,} DRAM commands")
 
 
-def build_timeline(trace, timing, gpu, core: np.ndarray, mem: np.ndarray, *, bin_cycles=None) -> Timeline:
+def build_timeline(trace, timing, gpu, core: np.ndarray, shared_ev: np.ndarray, global_ev: np.ndarray,
+                   dram_ev: np.ndarray, *, bin_cycles=None) -> Timeline:
     """Turn the collector's raw arrays into a :class:`Timeline` (see :meth:`TimelineCollector.finish`)."""
     n_warps = trace.n_warps
     n_sub = int(gpu.sm.subpartitions)
@@ -358,43 +344,22 @@ def build_timeline(trace, timing, gpu, core: np.ndarray, mem: np.ndarray, *, bin
     issues = {"cycle": iss[:, 0], "sm": iss[:, 1], "smsp": iss[:, 4] - ISSUE_CODE, "warp": iss[:, 2],
               "pc": iss[:, 3]}
 
-    # memory events: slot -> (warp, pc)
-    m = int(trace.addresses.shape[0])
-    rows = np.flatnonzero(trace.mem_slot >= 0)
-    slot_row = np.zeros(max(m, 1), dtype=np.int64)
-    slot_row[trace.mem_slot[rows]] = rows
-    slot_pc = np.asarray(trace.pc, dtype=np.int64)[slot_row] if trace.n_instructions else slot_row
-    slot_warp = np.searchsorted(np.asarray(trace.warp_start), slot_row, side="right") - 1
+    # memory events, as the LSU and the DRAM channels reported them
     ptx_line = np.array([i.ptx_line for i in trace.instructions] or [0], dtype=np.int64)
 
-    def stream(kind):
-        ev = mem[mem[:, 0] == kind]
-        slot = ev[:, 3]
-        pcs = slot_pc[slot]
-        return ev, slot, {"cycle": ev[:, 1], "sm": ev[:, 2], "warp": slot_warp[slot], "pc": pcs,
-                          "ptx_line": ptx_line[pcs] if pcs.size else pcs}
+    def stream(ev):
+        return {"cycle": ev[:, 0], "sm": ev[:, 1], "warp": ev[:, 2], "pc": ev[:, 3], "ptx_line": ptx_line[ev[:, 3]]}
 
-    ev, slot, shared = stream(0)
-    shared["ways"] = ev[:, 4]
-    shared["ideal"] = _ideal_wavefronts(trace, gpu, slot) if slot.size else slot.copy()
+    shared = stream(shared_ev)
+    shared.update(ways=shared_ev[:, 4], ideal=shared_ev[:, 5], ready=shared_ev[:, 6])
     shared["conflicts"] = np.maximum(shared["ways"] - shared["ideal"], 0)
-    ev, slot, global_ = stream(1)
-    global_["sectors"] = ev[:, 4]
-
-    # DRAM commands: emitted [PRE] [ACT] RD|WR per access, so a column command's outcome is its predecessors
-    di = np.flatnonzero(mem[:, 0] == 2)
-    cmd = mem[di, 4]
-    outcome = np.full(di.size, -1, dtype=np.int64)
-    col = np.flatnonzero(cmd >= _DRAM_CODE["RD"])
-    prev = col - 1
-    act_before = (prev >= 0) & (cmd[np.maximum(prev, 0)] == _DRAM_CODE["ACT"])
-    pre_before = act_before & (prev >= 1) & (cmd[np.maximum(prev - 1, 0)] == _DRAM_CODE["PRE"])
-    outcome[col] = np.where(pre_before, ROW_CONFLICT, np.where(act_before, ROW_MISS, ROW_HIT))
+    global_ = stream(global_ev)
+    global_.update(sectors=global_ev[:, 4], ready=global_ev[:, 5])
     dspec = gpu.memory.dram
     core_per_ck = float(gpu.clock_mhz) / float(dspec.clock_mhz)
-    ck = mem[di, 1]
-    dram = {"ck": ck, "cycle": np.floor(ck * core_per_ck).astype(np.int64), "channel": mem[di, 2],
-            "bank": mem[di, 3], "command": cmd, "outcome": outcome}
+    ck = dram_ev[:, 0]
+    dram = {"ck": ck, "cycle": np.floor(ck * core_per_ck).astype(np.int64), "channel": dram_ev[:, 1],
+            "bank": dram_ev[:, 2], "command": dram_ev[:, 3], "outcome": dram_ev[:, 4]}
     org = dspec.table.organisation
     occ = timing.occupancy
     return Timeline(
@@ -410,62 +375,11 @@ def build_timeline(trace, timing, gpu, core: np.ndarray, mem: np.ndarray, *, bin
         warp_start=start, warp_end=end, bin_cycles=int(bin_cycles or 0))
 
 
-def _ideal_wavefronts(trace, gpu, slots: np.ndarray) -> np.ndarray:
-    """Conflict-free wavefronts of each shared access (the Source page's ``..._ideal``)."""
-    from gpusim.memory.shared_banks import SharedMemoryBanks
-    spec = gpu.memory.shared
-    banks = SharedMemoryBanks(spec.banks, spec.bank_width_bytes)
-    rows = np.flatnonzero(trace.mem_slot >= 0)
-    slot_pc = np.zeros(int(trace.addresses.shape[0]), dtype=np.int64)
-    slot_pc[trace.mem_slot[rows]] = trace.pc[rows]
-    out = np.ones(slots.size, dtype=np.int64)
-    uniq, inv = np.unique(slots, return_inverse=True)
-    ideal_u = np.ones(uniq.size, dtype=np.int64)
-    pcs = slot_pc[uniq]
-    for pc in np.unique(pcs):
-        sel = np.flatnonzero(pcs == pc)
-        instr = trace.instructions[int(pc)]
-        res = banks.wavefronts_for(trace.addresses[uniq[sel]].astype(np.int64), max(1, int(instr.access_bytes)),
-                                   atomic=instr.is_atomic)
-        ideal_u[sel] = res.ideal_wavefronts
-    out[:] = ideal_u[inv]
-    return out
-
-
-class _FanOut:
-    """Several hooks objects as one (each gets every event it has a method for)."""
-
-    def __init__(self, *hooks) -> None:
-        self._all = hooks
-        self._issue = [h.on_issue for h in hooks if hasattr(h, "on_issue")]
-        self._state = [h.on_state for h in hooks if hasattr(h, "on_state")]
-        self._memory = [h.on_memory for h in hooks if hasattr(h, "on_memory")]
-
-    def on_issue(self, *a) -> None:
-        for f in self._issue:
-            f(*a)
-
-    def on_state(self, *a) -> None:
-        for f in self._state:
-            f(*a)
-
-    def on_memory(self, *a) -> None:
-        for f in self._memory:
-            f(*a)
-
-
-def combine_hooks(*hooks):
-    """One hooks object that forwards to each of ``hooks`` (``None`` entries skipped)."""
-    hooks = [h for h in hooks if h is not None]
-    if len(hooks) == 1:
-        return hooks[0]
-    return _FanOut(*hooks)
-
-
-def collect_timeline(trace, gpu="h100", *, bin_cycles: int | None = None, hooks=None, **simulate_kwargs):
-    """Simulate ``trace`` on ``gpu`` with a :class:`TimelineCollector`: (TimingResult, Timeline)."""
-    from gpusim.timing import _resolve_gpu, simulate
-    gpu = _resolve_gpu(gpu)
+def collect_timeline(trace, gpu="h100", *, bin_cycles: int | None = None, observer=None, **simulate_kwargs):
+    """Simulate ``trace`` on ``gpu`` with a :class:`TimelineCollector` (and ``observer``, if given):
+    (TimingResult, Timeline)."""
+    from gpusim.timing import simulate
+    gpu = load_gpu(gpu)
     col = TimelineCollector()
-    timing = simulate(trace, gpu, hooks=combine_hooks(col, hooks), **simulate_kwargs)
+    timing = simulate(trace, gpu, observer=combine_observers(col, observer), **simulate_kwargs)
     return timing, col.finish(trace, timing, gpu, bin_cycles=bin_cycles)

@@ -14,54 +14,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpusim.config import load_gpu
 from gpusim.errors import LaunchError
 from gpusim.functional.trace import KernelTrace
+from gpusim.memory.fixed_latency import FixedLatencyMemory
+from gpusim.memory.system import MemorySystem
 from gpusim.stats.counters import timing_counters
 from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
-from gpusim.memory.fixed_latency import FixedLatencyMemory
-from gpusim.memory.system import MemorySystem
 from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
+from gpusim.timing.hooks import TimingObserver, combine_observers
 from gpusim.timing.lsu import LsuFrontEnd
 from gpusim.timing.result import TimingResult
 from gpusim.timing.schedulers import SCHEDULERS, register_scheduler
 
 __all__ = ["simulate", "TimingResult", "FixedLatencyMemory", "SCHEDULERS", "register_scheduler",
-           "estimate_regs_per_thread", "GpuTimingModel", "BlockScheduler", "DecodedKernel", "TimingHooks"]
+           "estimate_regs_per_thread", "GpuTimingModel", "BlockScheduler", "DecodedKernel", "TimingObserver",
+           "combine_observers"]
 
 
-class TimingHooks:
-    """Observers of the timing model (for tracing and timelines). Subclass and override what you need;
-    pass an instance as ``simulate(..., hooks=...)``. With no hooks the model pays one ``if`` per event.
-
-    ``state`` is an index into :data:`gpusim.stats.STALL_REASONS`.
-    """
-
-    def on_issue(self, cycle: int, sm: int, smsp: int, warp: int, pc: int) -> None:
-        """Warp ``warp`` (global index in the trace) issued the instruction at ``pc``."""
-
-    def on_state(self, cycle: int, sm: int, warp: int, pc: int, state: int) -> None:
-        """From ``cycle`` on, warp ``warp`` is in ``state``, waiting to issue ``pc``."""
-
-    # A hooks object that defines ``on_memory(kind, a, b, c, d)`` is also attached to the memory system's
-    # ``hooks`` list (see gpusim.memory.system.MemorySystem): ("shared", cycle, sm, slot, wavefronts),
-    # ("global", cycle, sm, slot, sectors), ("dram_command", channel, bank, "ACT"|"PRE"|"RD"|"WR", dram_ck).
-
-
-def _resolve_gpu(gpu):
-    if isinstance(gpu, str):
-        from gpusim.config import load_gpu
-        return load_gpu(gpu)
-    return gpu
-
-
-def _resolve_memory(memory, gpu):
-    """``None``: the full :class:`MemorySystem`; ``"fixed"``: :class:`FixedLatencyMemory`; otherwise a
-    :class:`~gpusim.memory.request.MemoryModel`."""
+def _resolve_memory(memory, gpu, observer):
+    """``None``: the full :class:`MemorySystem` (reporting DRAM commands to ``observer``); ``"fixed"``:
+    :class:`FixedLatencyMemory`; otherwise a :class:`~gpusim.memory.request.MemoryModel`, used as built."""
     if memory == "fixed":
         return FixedLatencyMemory(gpu)
     if memory is None:
-        return MemorySystem(gpu)
+        return MemorySystem(gpu, observer=observer)
     return memory
 
 
@@ -75,15 +53,17 @@ def _occupancy(trace: KernelTrace, gpu, regs: int):
 
 
 def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
-             regs_per_thread: int | None = None, memory=None, hooks=None, progress=None) -> TimingResult:
+             regs_per_thread: int | None = None, memory=None, observer: TimingObserver | None = None,
+             progress=None) -> TimingResult:
     """Time ``trace`` on ``gpu`` (a :class:`GpuConfig` or a preset name).
 
     ``scheduler``: warp-scheduling policy name (default: the config's); ``regs_per_thread``: override the
     register count (else the trace's, from the compiler, else :func:`estimate_regs_per_thread`);
-    ``memory``: a memory model (see :func:`_resolve_memory`); ``hooks``: a :class:`TimingHooks`;
+    ``memory``: a memory model (see :func:`_resolve_memory`); ``observer``: a :class:`TimingObserver`
+    (events: :mod:`gpusim.timing.hooks`);
     ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time.
     """
-    gpu = _resolve_gpu(gpu)
+    gpu = load_gpu(gpu)
     scheduler = scheduler or gpu.scheduler
     if regs_per_thread is not None:
         regs, regs_source = int(regs_per_thread), "override"
@@ -96,14 +76,12 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
         raise LaunchError(f"kernel {trace.kernel!r}: no block of {trace.threads_per_block} threads fits on an SM "
                           f"of {gpu.name} (limited by {', '.join(occ.limiting)}; {regs} regs/thread, "
                           f"{trace.shared_bytes} B shared memory per block)")
-    mem = _resolve_memory(memory, gpu)
-    if hooks is not None and hasattr(hooks, "on_memory") and isinstance(getattr(mem, "hooks", None), list):
-        mem.hooks.append(hooks.on_memory)    # memory events (shared, global, DRAM commands) to the same observer
+    mem = _resolve_memory(memory, gpu, observer)
     lsu = LsuFrontEnd(gpu)
     requests = lsu.requests(trace)
     mem.begin(requests)
     model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
-                           requests=requests, hooks=hooks, progress=progress)
+                           requests=requests, observer=observer, progress=progress)
     cycles = model.run()
     return _collect(model, trace, gpu, occ, regs, regs_source, lsu, mem, cycles)
 

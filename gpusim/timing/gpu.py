@@ -76,7 +76,7 @@ class GpuTimingModel:
     """
 
     def __init__(self, trace: KernelTrace, gpu, *, scheduler: str, blocks_per_sm: int, memory, requests,
-                 hooks=None, progress=None) -> None:
+                 observer=None, progress=None) -> None:
         self.trace = trace
         self.gpu = gpu
         self.scheduler_name = scheduler
@@ -84,7 +84,7 @@ class GpuTimingModel:
         self.blocks_per_sm = blocks_per_sm
         self.memory = memory
         self.requests = requests           # MemoryRequest per memory slot (gpusim.timing.lsu)
-        self.hooks = hooks or None
+        self.observer = observer             # a gpusim.timing.hooks.TimingObserver, or None
         self.progress = progress
         self.kernel = DecodedKernel(trace, gpu)
         self.n_pipes = len(SMSP_PIPES)

@@ -21,6 +21,7 @@ from gpusim.errors import KernelError
 from gpusim.stats.stall_reasons import N_STALL_REASONS, StallReason
 from gpusim.timing.decode import (LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
                                   DecodedKernel)
+from gpusim.timing.hooks import GlobalAccess, SharedAccess, WarpIssue, WarpStateChange
 from isa.units import MemSpace
 
 SHARED, GLOBAL, LOCAL = MemSpace.SHARED, MemSpace.GLOBAL, MemSpace.LOCAL
@@ -104,7 +105,7 @@ class SubPartition:
 
     __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed",
                  "pipe_of", "throttle", "issue_info", "deps", "trace_pc", "mem_slot", "requests", "slot_state",
-                 "pc_stalls", "hooks", "branch_latency", "membar_latency")
+                 "pc_stalls", "observer", "branch_latency", "membar_latency")
 
     def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int) -> None:
         self.sm = sm
@@ -128,7 +129,7 @@ class SubPartition:
         self.mem_slot = sm.mem_slot
         self.requests = sm.requests
         self.pc_stalls = sm.pc_stalls
-        self.hooks = sm.hooks
+        self.observer = sm.observer
 
     def enter_state(self, w: Warp, state: int, now: int) -> None:
         d = now - w.since
@@ -138,9 +139,9 @@ class SubPartition:
             self.pc_stalls[w.pc * NS + old] += d
         w.state = state
         w.since = now
-        hooks = self.hooks
-        if hooks:
-            hooks.on_state(now, self.sm.sm_id, w.gid, w.pc, state)
+        obs = self.observer
+        if obs is not None:
+            obs.on_warp_state(WarpStateChange(now, self.sm.sm_id, w.gid, w.pc, state))
 
     def cycle(self, now: int) -> None:
         """Look at every warp whose ``ready_at`` has come; issue one of the eligible ones."""
@@ -208,9 +209,9 @@ class SubPartition:
         stall[SELECTED] += 1
         pcs[base + SELECTED] += 1
         self.inst_executed += 1
-        hooks = self.hooks
-        if hooks:
-            hooks.on_issue(now, self.sm.sm_id, self.index, w.gid, pc)
+        obs = self.observer
+        if obs is not None:
+            obs.on_issue(WarpIssue(now, self.sm.sm_id, self.index, w.gid, pc))
         op, dsts, lat, st, p, interval, is_store = self.issue_info[pc]
         t0 = now + 1
         s0 = NOT_SELECTED
@@ -230,12 +231,8 @@ class SubPartition:
                 req = self.requests[slot]
                 ready, busy = sm.mem_access(now, sm.sm_id, req)
                 st = self.slot_state[slot]
-                if hooks is not None and hasattr(hooks, "on_memory"):
-                    sp = req.space
-                    if sp is SHARED:
-                        hooks.on_memory("shared", now, sm.sm_id, slot, req.wavefronts)
-                    elif (sp is GLOBAL or sp is LOCAL) and req.active_lanes:
-                        hooks.on_memory("global", now, sm.sm_id, slot, len(req.sectors))
+                if obs is not None:
+                    _observe_access(obs, now, sm.sm_id, w.gid, pc, req, ready)
             else:
                 # No lane accessed memory (guard false everywhere, or shfl): the pipe still takes it.
                 ready = now + lat
@@ -294,8 +291,8 @@ class SubPartition:
         else:
             w.state = NOT_SELECTED
             w.ready_at = n1
-        if hooks:
-            hooks.on_state(n1, self.sm.sm_id, w.gid, npc, w.state)
+        if obs is not None:
+            obs.on_warp_state(WarpStateChange(n1, self.sm.sm_id, w.gid, npc, w.state))
         if op == OP_BARRIER:
             b = w.block
             b.arrived += 1
@@ -308,8 +305,8 @@ class SubPartition:
         """The warp finished; it stays resident (``drain``) until its stores are accepted."""
         end = now + 1
         if w.last_store_cycle > end:
-            if self.sm.hooks:
-                self.sm.hooks.on_state(end, self.sm.sm_id, w.gid, w.pc, DRAIN)
+            if self.observer is not None:
+                self.observer.on_warp_state(WarpStateChange(end, self.sm.sm_id, w.gid, w.pc, DRAIN))
             d = w.last_store_cycle - end
             w.stall[DRAIN] += d
             self.sm.pc_stalls[w.pc * NS + DRAIN] += d
@@ -342,7 +339,7 @@ class StreamingMultiprocessor:
         self.requests = model.requests
         self.mem_access = model.memory.access
         self.pc_stalls: list[int] = model.pc_stalls
-        self.hooks = model.hooks
+        self.observer = model.observer
         n_sub = gpu.sm.subpartitions
         self.subpartitions = [SubPartition(self, i, model.make_policy(), model.n_pipes) for i in range(n_sub)]
         self.lsu_free = 0
@@ -453,3 +450,12 @@ class StreamingMultiprocessor:
 
 def _slot_of(w: Warp) -> int:
     return w.slot
+
+
+def _observe_access(obs, now: int, sm: int, warp: int, pc: int, req, ready: int) -> None:
+    """The LSU's events for a memory request (shared, or global/local that reached L1TEX)."""
+    sp = req.space
+    if sp is SHARED:
+        obs.on_shared_access(SharedAccess(now, sm, warp, pc, req.wavefronts, req.ideal_wavefronts, ready))
+    elif (sp is GLOBAL or sp is LOCAL) and req.active_lanes:
+        obs.on_global_access(GlobalAccess(now, sm, warp, pc, len(req.sectors), ready))

@@ -15,7 +15,8 @@ import gpusim
 import programs
 from gpusim.config import load_gpu
 from gpusim.stats.stall_reasons import STALL_REASONS
-from gpusim.timing import TimingHooks
+from gpusim.memory.dram import Command
+from gpusim.timing import TimingObserver
 
 H100 = load_gpu("h100")
 SMALL_GPU = H100.replace(**{"sm.count": 4})
@@ -114,13 +115,13 @@ def test_unpadded_transpose_has_32_way_conflicts_on_its_column_reads_and_padded_
 
 
 # -- DRAM bandwidth ------------------------------------------------------------------------------------
-class _DramBursts(TimingHooks):
+class _DramBursts(TimingObserver):
     def __init__(self):
         self.by_channel: dict[int, list[int]] = {}
 
-    def on_memory(self, kind, a, b, c, d):
-        if kind == "dram_command" and c in ("RD", "WR"):
-            self.by_channel.setdefault(a, []).append(d)
+    def on_dram_command(self, e):
+        if e.command in (Command.RD, Command.WR):
+            self.by_channel.setdefault(e.channel, []).append(e.ck)
 
 
 def test_streaming_kernel_reaches_near_peak_dram_bandwidth_and_never_exceeds_it():
@@ -130,22 +131,22 @@ def test_streaming_kernel_reaches_near_peak_dram_bandwidth_and_never_exceeds_it(
     n = 1 << 16
     rng = np.random.default_rng(0)
     a, b = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
-    hooks = _DramBursts()
+    bursts_seen = _DramBursts()
     r = gpusim.run("vector_add", grid=(n // 256, 1, 1), block=(256, 1, 1),
-                   args=[a, b, np.zeros(n, np.float32), np.int32(n)], mode="timing", gpu=gpu, hooks=hooks)
+                   args=[a, b, np.zeros(n, np.float32), np.int32(n)], mode="timing", gpu=gpu, observer=bursts_seen)
     np.testing.assert_array_equal(r.args[2], a + b)
     c = r.timing.counters
     moved = c["dram__bytes_read.sum"] + c["dram__bytes_write.sum"]
     assert c["dram__bytes_read.sum"] >= 2 * n * 4          # both inputs come from DRAM once
     nbl = dram.timings.nBL
-    bursts = [t for ts in hooks.by_channel.values() for t in ts]
+    bursts = [t for ts in bursts_seen.by_channel.values() for t in ts]
     assert len(bursts) * 32 == moved
     window_s = (max(bursts) - min(bursts) + nbl) / (dram.clock_mhz * 1e6)
     achieved = moved / window_s
     assert achieved <= dram.peak_bytes_per_s * 1.0001
     assert achieved >= 0.8 * dram.peak_bytes_per_s, f"{achieved / dram.peak_bytes_per_s:.1%} of peak"
     # no channel's data bus carries more than one burst per nBL
-    for ts in hooks.by_channel.values():
+    for ts in bursts_seen.by_channel.values():
         ts = sorted(ts)
         assert all(t1 - t0 >= nbl for t0, t1 in zip(ts, ts[1:]))
     # and over the whole kernel the average is below peak too

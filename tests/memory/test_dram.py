@@ -12,8 +12,18 @@ T = DramTimings(nominal_data_rate_mtps=2000, tCK_ps=1000, nBL=2, nCL=14, nCWL=5,
                 nWTR_L=8, nRTW=11, nREFI=1_000_000, nRFCpb=100)
 
 
-def channel(timings=T, policy="open", bank_groups=4, banks_per_group=4):
-    return DramChannel(timings, bank_groups, banks_per_group, policy, refresh_offset=-200)
+class Commands:
+    """An observer that keeps every DRAM command as (command name, CK)."""
+
+    def __init__(self):
+        self.seen = []
+
+    def on_dram_command(self, e):
+        self.seen.append((e.command.name, e.ck))
+
+
+def channel(timings=T, policy="open", bank_groups=4, banks_per_group=4, observer=None):
+    return DramChannel(timings, bank_groups, banks_per_group, policy, refresh_offset=-200, observer=observer)
 
 
 def read_issue_cycle(ch, arrival, bank, row):
@@ -22,10 +32,10 @@ def read_issue_cycle(ch, arrival, bank, row):
 
 
 def test_act_rd_gap_respects_nrcd():
-    acts = []
-    ch = channel()
-    ch_hooks = [lambda kind, c, bank, cmd, t: acts.append((cmd, t))]
-    end = ch.access(0, bank=0, row=7, is_write=False, hooks=ch_hooks)
+    log = Commands()
+    ch = channel(observer=log)
+    end = ch.access(0, bank=0, row=7, is_write=False)
+    acts = log.seen
     act_t = next(t for cmd, t in acts if cmd == "ACT")
     rd_t = next(t for cmd, t in acts if cmd == "RD")
     assert rd_t - act_t >= T.nRCD          # never at nRCD - 1
@@ -71,23 +81,21 @@ def test_two_banks_overlap_activates_one_bank_serialises():
 
 
 def test_act_to_act_same_bank_respects_nrc():
-    acts = []
-    hooks = [lambda kind, c, bank, cmd, t: acts.append((cmd, t))]
+    log = Commands()
     t = dataclasses.replace(T, nRAS=10, nRP=5)   # so that nRC (48) binds, not nRAS + nRP
-    ch = channel(t)
-    ch.access(0, 0, 1, False, hooks)
-    ch.access(0, 0, 2, False, hooks)
-    act_times = [x for cmd, x in acts if cmd == "ACT"]
+    ch = channel(t, observer=log)
+    ch.access(0, 0, 1, False)
+    ch.access(0, 0, 2, False)
+    act_times = [x for cmd, x in log.seen if cmd == "ACT"]
     assert act_times[1] - act_times[0] == t.nRC
 
 
 def test_nfaw_limits_activates_to_four_per_window():
-    acts = []
-    hooks = [lambda kind, c, bank, cmd, t: acts.append((cmd, t))]
-    ch = channel()
+    log = Commands()
+    ch = channel(observer=log)
     for bank in range(6):
-        ch.access(0, bank * 4 % 16 + bank // 4, 1, False, hooks)
-    act_times = sorted(x for cmd, x in acts if cmd == "ACT")
+        ch.access(0, bank * 4 % 16 + bank // 4, 1, False)
+    act_times = sorted(x for cmd, x in log.seen if cmd == "ACT")
     assert act_times[4] - act_times[0] >= T.nFAW
     assert act_times[3] - act_times[0] < T.nFAW   # the first four are limited by nRRD only
 

@@ -3,7 +3,9 @@ import numpy as np
 import pytest
 
 from gpusim.config import load_gpu
+from gpusim.memory.dram import Command, RowOutcome
 from gpusim.memory.system import MemorySystem
+from gpusim.timing.hooks import TimingObserver
 from gpusim.timing.lsu import LsuFrontEnd
 
 from memtrace import StandInGpu, make_trace, prepare
@@ -156,15 +158,32 @@ def test_coalescing_counters_of_the_lsu_front_end():
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 4
 
 
-def test_hooks_see_dram_commands():
-    ms = system()
-    seen = []
-    ms.hooks.append(lambda *event: seen.append(event[0]))
-    trace = make_trace([("shared", LANES * 8, {}), ("global", LANES * 4, {})])
+def test_the_observer_sees_each_dram_command_with_the_channels_own_row_outcome():
+    class Log(TimingObserver):
+        def __init__(self):
+            self.commands = []
+
+        def on_dram_command(self, e):
+            self.commands.append(e)
+
+    log = Log()
+    ms = MemorySystem(StandInGpu(H100.memory, sm_count=4, clock_mhz=H100.clock_mhz), observer=log)
+    where = ms.dram.mapping.map
+    ch, _, bank, row = where(0)
+    other = next(a for a in range(128, 1 << 40, 128) if where(a // 32)[0::2] == (ch, bank) and where(a // 32)[3] != row)
+    # a line (a row miss, then hits for its other sectors), then a line in another row of that bank (a conflict)
+    trace = make_trace([("global", LANES * 4, {}), ("global", other + LANES * 4, {})])
     reqs = prepare(ms, trace)
-    ms.access(0, 0, reqs[0])
-    ms.access(0, 0, reqs[1])
-    assert seen and set(seen) == {"dram_command"}
+    for k, r in enumerate(reqs):
+        ms.access(1000 * k, 0, r)
+    bursts = [e for e in log.commands if e.command in (Command.RD, Command.WR)]
+    c = ms.counters()
+    assert len(bursts) == c["dram__sectors_read.sum"] == 8
+    assert [e.outcome for e in bursts] == [RowOutcome.MISS] + [RowOutcome.HIT] * 3 + [RowOutcome.CONFLICT] + \
+        [RowOutcome.HIT] * 3
+    for outcome, name in ((RowOutcome.HIT, "hits"), (RowOutcome.MISS, "misses"), (RowOutcome.CONFLICT, "conflicts")):
+        assert sum(e.outcome == outcome for e in bursts) == c[f"gpusim__dram_row_{name}.sum"]
+    assert all(e.outcome != RowOutcome.HIT for e in log.commands if e.command in (Command.ACT, Command.PRE))
 
 
 def test_streaming_through_the_facade_stays_below_dram_peak():

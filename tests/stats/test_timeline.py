@@ -2,9 +2,10 @@
 import numpy as np
 import pytest
 
+from gpusim.config import load_gpu
+from gpusim.memory.dram import Command, RowOutcome
 from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS
-from gpusim.stats.timeline import (DRAM_COMMANDS, ROW_CONFLICT, ROW_HIT, ROW_MISS, TimelineCollector,
-                                   _bin_intervals, auto_bin_cycles, collect_timeline)
+from gpusim.stats.timeline import TimelineCollector, _bin_intervals, auto_bin_cycles, collect_timeline
 
 
 def test_auto_bin_width_is_round_and_bounded():
@@ -79,12 +80,13 @@ def test_global_stream_matches_counters(transpose_run):
 def test_dram_stream_matches_counters(transpose_run):
     tl, c = transpose_run.timeline, transpose_run.counters
     d = tl.dram
-    col = d["command"] >= DRAM_COMMANDS.index("RD")
+    col = d["command"] >= Command.RD
     assert col.sum() * tl.dram_burst_bytes == c["dram__bytes_read.sum"] + c["dram__bytes_write.sum"]
-    assert (d["outcome"][col] == ROW_HIT).sum() == c["gpusim__dram_row_hits.sum"]
-    assert (d["outcome"][col] == ROW_MISS).sum() == c["gpusim__dram_row_misses.sum"]
-    assert (d["outcome"][col] == ROW_CONFLICT).sum() == c["gpusim__dram_row_conflicts.sum"]
-    assert (d["outcome"][~col] == -1).all()
+    assert (d["outcome"][col] == RowOutcome.HIT).sum() == c["gpusim__dram_row_hits.sum"]
+    assert (d["outcome"][col] == RowOutcome.MISS).sum() == c["gpusim__dram_row_misses.sum"]
+    assert (d["outcome"][col] == RowOutcome.CONFLICT).sum() == c["gpusim__dram_row_conflicts.sum"]
+    assert (d["outcome"][~col] != RowOutcome.HIT).all()       # ACT and PRE serve misses and conflicts
+    assert (d["command"] == Command.PRE).sum() == c["gpusim__dram_row_conflicts.sum"]
     assert tl.dram_bytes.sum() == c["dram__bytes_read.sum"] + c["dram__bytes_write.sum"]
     per_ch = np.asarray(c["dram.per_channel.bytes"])
     assert np.array_equal(tl.dram_bytes.sum(axis=1), per_ch)
@@ -99,26 +101,27 @@ def test_lazy_timeline_equals_recorded_one():
     assert np.array_equal(a.timeline.issued, b.timeline.issued)
 
 
-def test_user_hooks_still_called_with_timeline():
+def test_user_observer_still_called_with_timeline():
     import gpusim
-    from gpusim.timing import TimingHooks
+    from gpusim.timing import TimingObserver
 
-    class Count(TimingHooks):
+    class Count(TimingObserver):
         n = 0
 
-        def on_issue(self, *a):
+        def on_issue(self, e):
             self.n += 1
 
     h = Count()
-    r = gpusim.run("vector_add", size="small", mode="timing", hooks=h, timeline=True)
+    r = gpusim.run("vector_add", size="small", mode="timing", observer=h, timeline=True)
     assert h.n == r.counters["smsp__inst_executed.sum"] == r.timeline.issued.sum()
 
 
-def test_collect_timeline_with_fixed_memory_has_no_memory_events():
+def test_collect_timeline_with_fixed_memory_has_lsu_events_but_no_dram_commands():
     import gpusim
     r = gpusim.run("vector_add", size="small", mode="emulate", record_trace=True)
     t, tl = collect_timeline(r.trace, "h100", memory="fixed")
-    assert tl.shared["cycle"].size == 0 and tl.dram["cycle"].size == 0
+    assert tl.dram["cycle"].size == 0 and tl.global_["cycle"].size > 0      # the LSU's, whatever the model
+    assert (tl.global_["ready"] - tl.global_["cycle"] == load_gpu("h100").latency("global")).all()
     assert np.array_equal(tl.warp_state_cycles(), t.stalls_by_warp)
 
 
@@ -129,7 +132,7 @@ def test_collector_chunks_large_buffers(monkeypatch):
     r = gpusim.run("vector_add", size="small", mode="emulate", record_trace=True)
     col = TimelineCollector()
     from gpusim.timing import simulate
-    t = simulate(r.trace, "h100", hooks=col)
+    t = simulate(r.trace, "h100", observer=col)
     assert len(col._core.chunks) > 1
     tl = col.finish(r.trace, t, "h100")
     assert np.array_equal(tl.warp_state_cycles(), t.stalls_by_warp)

@@ -8,7 +8,7 @@ import pytest
 from gpusim.config import load_gpu
 from gpusim.errors import LaunchError
 from gpusim.stats import STALL_REASONS, stall_metric_name
-from gpusim.timing import TimingHooks, estimate_regs_per_thread, simulate
+from gpusim.timing import TimingObserver, estimate_regs_per_thread, simulate
 from gpusim.timing.synthetic import ins, make_trace
 
 
@@ -159,16 +159,16 @@ def test_progress_reports_the_finished_kernel(small_h100):
     assert calls[-1] == (res.cycles, 5, 5)
 
 
-def test_hooks_see_every_state_change(small_h100):
-    class Recorder(TimingHooks):
+def test_observers_see_every_state_change(small_h100):
+    class Recorder(TimingObserver):
         def __init__(self):
             self.states = []
 
-        def on_state(self, cycle, sm, warp, pc, state):
-            self.states.append(STALL_REASONS[state])
+        def on_warp_state(self, e):
+            self.states.append(STALL_REASONS[e.state])
 
     rec = Recorder()
-    simulate(make_trace(mixed_program(), n_blocks=1, warps_per_block=8), small_h100, memory="fixed", hooks=rec)
+    simulate(make_trace(mixed_program(), n_blocks=1, warps_per_block=8), small_h100, memory="fixed", observer=rec)
     assert {"long_scoreboard", "short_scoreboard", "not_selected", "barrier", "drain"} <= set(rec.states)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpusim.config import load_gpu
-from gpusim.timing import TimingHooks, simulate
+from gpusim.timing import TimingObserver, simulate
 from gpusim.timing.synthetic import ins, make_trace
 
 FULL = 0xFFFFFFFF
@@ -17,12 +17,12 @@ def h100():
     return load_gpu("h100").replace(**{"sm.count": 1, "kernel_launch_cycles": 0, "block_launch_cycles": 0})
 
 
-class IssueLog(TimingHooks):
+class IssueLog(TimingObserver):
     def __init__(self):
         self.issues = []      # (cycle, sm, smsp, warp, pc)
 
-    def on_issue(self, cycle, sm, smsp, warp, pc):
-        self.issues.append((cycle, sm, smsp, warp, pc))
+    def on_issue(self, e):
+        self.issues.append(tuple(e))
 
 
 def fma_chain(n):
@@ -130,7 +130,7 @@ def test_ipc_rises_with_resident_warps_until_issue_bound(h100, warps_per_smsp, i
 def test_one_subpartition_issues_at_most_one_instruction_per_cycle(h100):
     log = IssueLog()
     trace = make_trace(fma_independent(50), n_blocks=2, warps_per_block=16)
-    res = run(trace, h100, hooks=log)
+    res = run(trace, h100, observer=log)
     slots = [(c, sm, sp) for c, sm, sp, _, _ in log.issues]
     assert len(slots) == res.counters["smsp__inst_executed.sum"] == 32 * 51
     assert len(set(slots)) == len(slots)
@@ -140,7 +140,7 @@ def test_one_subpartition_issues_at_most_one_instruction_per_cycle(h100):
 
 def test_warps_are_bound_to_subpartition_by_slot(h100):
     log = IssueLog()
-    run(make_trace(fma_independent(4), n_blocks=1, warps_per_block=8), h100, hooks=log)
+    run(make_trace(fma_independent(4), n_blocks=1, warps_per_block=8), h100, observer=log)
     smsp_of_warp = {w: sp for _, _, sp, w, _ in log.issues}
     assert smsp_of_warp == {w: w % 4 for w in range(8)}
 
@@ -154,7 +154,7 @@ def test_barrier_releases_only_when_the_last_warp_arrives(h100):
     short = [bar_pc, bar_pc + 1, bar_pc + 2]
     long = list(range(len(prog)))
     log = IssueLog()
-    res = run(make_trace(prog, warps_per_block=4, warp_pcs=[short, short, short, long]), h100, hooks=log)
+    res = run(make_trace(prog, warps_per_block=4, warp_pcs=[short, short, short, long]), h100, observer=log)
     last_arrival = max(c for c, _, _, w, pc in log.issues if pc == bar_pc)
     assert last_arrival == next(c for c, _, _, w, pc in log.issues if pc == bar_pc and w == 3)
     after = [c for c, _, _, w, pc in log.issues if pc == bar_pc + 1]

@@ -5,7 +5,7 @@ import pytest
 
 from gpusim.config import load_gpu
 from gpusim.errors import ConfigError
-from gpusim.timing import SCHEDULERS, TimingHooks, register_scheduler, simulate
+from gpusim.timing import SCHEDULERS, TimingObserver, register_scheduler, simulate
 from gpusim.timing.synthetic import ins, make_trace
 
 
@@ -15,17 +15,17 @@ def one_smsp():
                                        "kernel_launch_cycles": 0, "block_launch_cycles": 0})
 
 
-class WarpOrder(TimingHooks):
+class WarpOrder(TimingObserver):
     def __init__(self):
         self.order = []
 
-    def on_issue(self, cycle, sm, smsp, warp, pc):
-        self.order.append(warp)
+    def on_issue(self, e):
+        self.order.append(e.warp)
 
 
 def issue_order(gpu, scheduler, prog, warps):
     log = WarpOrder()
-    simulate(make_trace(prog, warps_per_block=warps), gpu, scheduler=scheduler, memory="fixed", hooks=log)
+    simulate(make_trace(prog, warps_per_block=warps), gpu, scheduler=scheduler, memory="fixed", observer=log)
     return log.order
 
 
@@ -55,7 +55,7 @@ def test_lrr_skips_warps_that_are_not_ready(one_smsp):
     fast = list(range(2, 7))
     log = WarpOrder()
     trace = make_trace(prog, warps_per_block=3, warp_pcs=[fast, list(range(7)), fast])
-    simulate(trace, one_smsp, scheduler="lrr", memory="fixed", hooks=log)
+    simulate(trace, one_smsp, scheduler="lrr", memory="fixed", observer=log)
     assert log.order[:3] == [0, 1, 2]
     assert log.order[3:11] == [0, 2] * 4     # warp 1 waits on its load and is skipped, not given a turn
     assert log.order[11:] == [1] * 6

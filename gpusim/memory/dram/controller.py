@@ -8,11 +8,49 @@ from SM cycles.
 from __future__ import annotations
 
 import bisect
+from enum import IntEnum
+from typing import NamedTuple
 
 from gpusim.config.memory import DramSpec, DramTimings
 from gpusim.memory.dram.mapping import ADDRESS_MAPPINGS
 
-HIT, MISS, CONFLICT = 0, 1, 2
+
+class Command(IntEnum):
+    """DRAM commands the channel model issues (refresh is modelled as a blocked window, not a command)."""
+
+    ACT = 0
+    PRE = 1
+    RD = 2
+    WR = 3
+
+
+class RowOutcome(IntEnum):
+    """What the row buffer did for an access: the row was open (hit), the bank had none open (miss), or
+    another row was open and had to be closed first (conflict)."""
+
+    HIT = 0
+    MISS = 1
+    CONFLICT = 2
+
+
+DRAM_COMMANDS = tuple(c.name for c in Command)
+ROW_OUTCOMES = tuple(o.name.lower() for o in RowOutcome)
+HIT, MISS, CONFLICT = RowOutcome.HIT, RowOutcome.MISS, RowOutcome.CONFLICT
+ACT, PRE, RD, WR = Command.ACT, Command.PRE, Command.RD, Command.WR
+
+
+class DramCommand(NamedTuple):
+    """Observer event: ``command`` issued to ``bank`` of pseudo-channel ``channel`` at DRAM clock ``ck``,
+    for an access whose row-buffer ``outcome`` the channel decided (a PRE and an ACT serve a conflict or
+    a miss; a column command any of the three)."""
+
+    ck: int
+    channel: int
+    bank: int
+    command: Command
+    outcome: RowOutcome
+
+
 _PRUNE_SLOTS = 1 << 17
 
 
@@ -54,15 +92,17 @@ class DramChannel:
     buses make that the smaller effect); the pseudo-channels of a channel are independent.
     """
 
-    __slots__ = ("t", "policy_closed", "open_row", "bank_next_act", "bank_next_pre", "bank_col_ready",
+    __slots__ = ("t", "observer", "index", "policy_closed", "open_row", "bank_next_act", "bank_next_pre", "bank_col_ready",
                  "bank_epoch", "acts", "bg_acts", "bg_cols", "last_read_col",
                  "last_write_end", "slot_ck", "bus", "bus_max_slot", "refresh_offset", "n_banks",
                  "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
                  "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group")
 
     def __init__(self, timings: DramTimings, bank_groups: int, banks_per_group: int, row_policy: str = "open",
-                 refresh_offset: int = 0) -> None:
+                 refresh_offset: int = 0, observer=None, index: int = 0) -> None:
         self.t = timings
+        self.observer = observer           # gets a DramCommand per command (gpusim.timing.hooks)
+        self.index = index                 # this channel's number in the controller
         self.policy_closed = row_policy == "closed"
         n = bank_groups * banks_per_group
         self.n_banks = n
@@ -138,9 +178,10 @@ class DramChannel:
         _remember(bg_acts, t)
         return t
 
-    def access(self, arrival: int, bank: int, row: int, is_write: bool, hooks=None, ch: int = 0) -> int:
+    def access(self, arrival: int, bank: int, row: int, is_write: bool) -> int:
         """Serve one burst arriving at CK ``arrival``; returns the CK its data transfer ends."""
         T = self.t
+        obs = self.observer
         bg = bank // self.banks_per_group
         arrival = self._outside_refresh(arrival, bank)
         epoch = (arrival - self.refresh_offset - bank * T.nREFI // self.n_banks) // T.nREFI
@@ -159,18 +200,16 @@ class DramChannel:
                 kind = CONFLICT
                 pre = max(arrival, self.bank_next_pre[bank])
                 act = max(pre + T.nRP, self.bank_next_act[bank])
-                if hooks:
-                    for h in hooks:
-                        h("dram_command", ch, bank, "PRE", pre)
+                if obs is not None:
+                    obs.on_dram_command(DramCommand(pre, self.index, bank, PRE, kind))
             act = self._act_slot(self._outside_refresh(act, bank), bg, bank)
             self.bank_next_act[bank] = act + T.nRC
             self.bank_next_pre[bank] = act + T.nRAS
             self.open_row[bank] = row
             col = act + (T.nRCDW if is_write else T.nRCD)
             self.bank_col_ready[bank] = col
-            if hooks:
-                for h in hooks:
-                    h("dram_command", ch, bank, "ACT", act)
+            if obs is not None:
+                obs.on_dram_command(DramCommand(act, self.index, bank, ACT, kind))
         if is_write:
             col = max(col, self.last_read_col + T.nRTW)
             cas = T.nCWL
@@ -216,9 +255,8 @@ class DramChannel:
         else:
             self.row_conflicts += 1
             self.bank_conflicts[bank] += 1
-        if hooks:
-            for h in hooks:
-                h("dram_command", ch, bank, "WR" if is_write else "RD", col)
+        if obs is not None:
+            obs.on_dram_command(DramCommand(col, self.index, bank, WR if is_write else RD, kind))
         return data_end
 
 
@@ -235,7 +273,7 @@ class DramController:
     ``dram__sectors_read.sum``, ``dram__sectors_write.sum``.
     """
 
-    def __init__(self, spec: DramSpec) -> None:
+    def __init__(self, spec: DramSpec, observer=None) -> None:
         self.spec = spec
         org = spec.table.organisation
         self.timings = spec.timings
@@ -244,14 +282,14 @@ class DramController:
         self.burst_bytes = org.burst_bytes
         self.mapping = ADDRESS_MAPPINGS[spec.address_mapping](n, org)
         self._map = self.mapping.map
-        self.hooks: list = []
         self.channels = [DramChannel(self.timings, org.bank_groups, org.banks_per_group, spec.row_policy,
-                                     refresh_offset=(c * self.timings.nREFI) // n) for c in range(n)]
+                                     refresh_offset=(c * self.timings.nREFI) // n, observer=observer, index=c)
+                         for c in range(n)]
 
     def access(self, arrival_ck: int, address: int, is_write: bool = False) -> int:
         """One 32 B burst at byte ``address`` arriving at CK ``arrival_ck``; returns the CK its data is done."""
         ch, _bg, bank, row = self._map(address // self.burst_bytes)
-        return self.channels[ch].access(arrival_ck, bank, row, is_write, self.hooks, ch)
+        return self.channels[ch].access(arrival_ck, bank, row, is_write)
 
     def closed_row_read_ck(self) -> int:
         """CK from a read's arrival at an idle bank with no open row to the end of its data."""
