@@ -44,16 +44,16 @@ class RunResult:
     check: object = None            # gpusim.launch.CheckResult when check=True
     gpu: object = None
     inputs: list | None = None      # the arguments as passed in (for references)
-    _timeline: object = field(default=None, repr=False)   # gpusim.stats.timeline.Timeline, see .timeline
+    _timeline: object = field(default=None, repr=False)   # gpusim.analysis.timeline.Timeline, see .timeline
 
     @property
     def timeline(self):
-        """The :class:`gpusim.stats.timeline.Timeline` (timing mode): collected during the run with
+        """The :class:`gpusim.analysis.timeline.Timeline` (timing mode): collected during the run with
         ``run(..., timeline=True)``, else by simulating the trace again with the collector attached."""
         if self.timing is None:
             raise GpusimError("timelines are recorded in timing mode: run with mode='timing'")
         if self._timeline is None:
-            from gpusim.stats.timeline import collect_timeline
+            from gpusim.analysis.timeline import collect_timeline
             _, self._timeline = collect_timeline(self.trace, self.gpu, scheduler=self.timing.scheduler,
                                                 regs_per_thread=self.timing.regs_per_thread)
         return self._timeline
@@ -207,7 +207,7 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
     """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing";
     ``launch`` names a launch file (default: the ``.toml`` beside the source).
     ``observer``: a :class:`gpusim.timing.hooks.TimingObserver` that sees the timing model's events;
-    ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.stats.timeline`) during the run."""
+    ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.analysis.timeline`) during the run."""
     if mode not in MODES:
         raise LaunchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     budget = DEFAULT_BUDGET if budget is None else budget
@@ -268,7 +268,7 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         res.gpu = gpu
         collector = None
         if timeline:
-            from gpusim.stats.timeline import TimelineCollector
+            from gpusim.analysis.timeline import TimelineCollector
             from gpusim.timing.hooks import combine_observers
             collector = TimelineCollector()
             observer = combine_observers(collector, observer)

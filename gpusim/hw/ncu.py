@@ -28,7 +28,7 @@ from pathlib import Path
 
 from gpusim.errors import GpusimError, ToolMissingError
 
-#: Nsight Compute metrics the simulator mirrors (gpusim/stats/counters.py and the memory system), plus the
+#: Nsight Compute metrics the simulator mirrors (gpusim/timing/metrics.py and the memory system), plus the
 #: clock and the duration for provenance.
 METRICS: tuple[str, ...] = (
     # cycles and clocks

@@ -59,20 +59,20 @@ class ResultPlots:
 
     def source(self, by: str = "ptx", *, top: int = 25, include_selected: bool = True):
         """Stall cycles per PTX line (``by="ptx"``) or per CUDA line (``by="cuda"``, needs ``.loc`` info)."""
-        from gpusim.stats.source import source_table
+        from gpusim.analysis.source import source_table
         r = self.result
         rows = source_table(r.trace, r.timing, by=by)
         return source_view(rows, kernel=r.kernel, gpu=r.timing.gpu, by=by, top=top,
                            include_selected=include_selected)
 
     def roofline(self):
-        from gpusim.stats.roofline import roofline_point
+        from gpusim.analysis.roofline import roofline_point
         r = self.result
         return roofline(roofline_point(r.trace, r.timing, self._gpu()))
 
     def save_all(self, directory, *, fmt: str = "png", dpi: int = 120) -> list[Path]:
         """Write every figure to ``directory`` as ``<kernel>_<figure>.<fmt>``; returns the paths."""
-        from gpusim.stats.source import has_line_info
+        from gpusim.analysis.source import has_line_info
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         out = []

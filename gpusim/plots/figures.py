@@ -1,4 +1,4 @@
-"""The figures. Each function takes plain data (a :class:`~gpusim.stats.timeline.Timeline`, source rows, a
+"""The figures. Each function takes plain data (a :class:`~gpusim.analysis.timeline.Timeline`, source rows, a
 roofline point) and returns a :class:`matplotlib.figure.Figure` built without pyplot, so nothing is shown
 or kept alive behind the caller's back (in a notebook the returned figure displays itself; in a script call
 ``fig.savefig(path)``).
@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from gpusim.stats.stall_reasons import STALL_REASONS
+from gpusim.timing.warp_states import STALL_REASONS
 from gpusim.memory.dram import Command, RowOutcome
 
 # One colour per warp state, stable across figures (tab20 order, the issuing states first).

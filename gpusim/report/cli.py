@@ -126,7 +126,7 @@ def after_run(args, result) -> None:
         print(f"wrote {len(paths)} figures to {plot}: " + ", ".join(p.name for p in paths))
     if trace:
         import warnings
-        from gpusim.stats.chrome_trace import DEFAULT_MAX_EVENTS, TraceTruncated, write_chrome_trace
+        from gpusim.analysis.chrome_trace import DEFAULT_MAX_EVENTS, TraceTruncated, write_chrome_trace
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", TraceTruncated)
             p = write_chrome_trace(tl, trace, window=getattr(args, "window", None),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpusim.stats.stall_reasons import STALL_REASONS, stall_metric_name
+from gpusim.timing.warp_states import STALL_REASONS, stall_metric_name
 
 
 @dataclass
@@ -90,8 +90,8 @@ def _gpu_config(res):
 
 def build_report(res, *, source_top: int = 10) -> Report:
     """All sections for one timing-mode run."""
-    from gpusim.stats.roofline import roofline_point
-    from gpusim.stats.source import has_line_info, source_table
+    from gpusim.analysis.roofline import roofline_point
+    from gpusim.analysis.source import has_line_info, source_table
 
     t = res.timing
     if t is None:

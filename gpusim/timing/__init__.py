@@ -19,8 +19,8 @@ from gpusim.errors import LaunchError
 from gpusim.functional.trace import KernelTrace
 from gpusim.memory.fixed_latency import FixedLatencyMemory
 from gpusim.memory.system import MemorySystem
-from gpusim.stats.counters import timing_counters
-from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS
+from gpusim.timing.metrics import timing_counters
+from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason, stall_metric_name
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
 from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
 from gpusim.timing.hooks import TimingObserver, combine_observers
@@ -30,7 +30,7 @@ from gpusim.timing.schedulers import SCHEDULERS, register_scheduler
 
 __all__ = ["simulate", "TimingResult", "FixedLatencyMemory", "SCHEDULERS", "register_scheduler",
            "estimate_regs_per_thread", "GpuTimingModel", "BlockScheduler", "DecodedKernel", "TimingObserver",
-           "combine_observers"]
+           "combine_observers", "STALL_REASONS", "N_STALL_REASONS", "StallReason", "stall_metric_name"]
 
 
 def _resolve_memory(memory, gpu, observer):

@@ -14,7 +14,7 @@ import numpy as np
 
 from gpusim.errors import ConfigError
 from gpusim.functional.trace import KernelTrace, StaticInstr
-from gpusim.stats.stall_reasons import StallReason
+from gpusim.timing.warp_states import StallReason
 from isa.units import LatencyClass, MemSpace, Unit
 
 # What the issue stage does with an instruction (ints: the hot loop compares them).

@@ -10,7 +10,7 @@ import numpy as np
 import simpy
 
 from gpusim.functional.trace import KernelTrace
-from gpusim.stats.stall_reasons import N_STALL_REASONS
+from gpusim.timing.warp_states import N_STALL_REASONS
 from gpusim.timing.decode import SMSP_PIPES, DecodedKernel, schedule_rows
 from gpusim.timing.schedulers import make_scheduler
 from gpusim.timing.sm import INF, StreamingMultiprocessor, Warp

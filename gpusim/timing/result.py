@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gpusim.stats.stall_reasons import STALL_REASONS
+from gpusim.timing.warp_states import STALL_REASONS
 
 
 @dataclass

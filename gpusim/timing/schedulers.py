@@ -5,7 +5,7 @@ eligible warps (given in warp-slot order) and issues it. A policy is a small obj
 method, ``select(eligible) -> warp | None``; ``None`` means the policy declines to issue this cycle (the
 two-level scheduler does that when only pending-pool warps are ready). Warps expose ``slot`` (hardware warp
 slot in the SM), ``age`` (launch order on the GPU, smaller is older) and ``state`` (the current stall
-state, a :class:`gpusim.stats.StallReason` int).
+state, a :class:`gpusim.timing.warp_states.StallReason` int).
 
 Add a policy with::
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable
 
 from gpusim.errors import ConfigError
-from gpusim.stats.stall_reasons import StallReason
+from gpusim.timing.warp_states import StallReason
 
 SCHEDULERS: dict[str, type] = {}
 

@@ -18,7 +18,7 @@ import heapq
 from bisect import insort
 
 from gpusim.errors import KernelError
-from gpusim.stats.stall_reasons import N_STALL_REASONS, StallReason
+from gpusim.timing.warp_states import N_STALL_REASONS, StallReason
 from gpusim.timing.decode import (LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
                                   DecodedKernel)
 from gpusim.timing.hooks import GlobalAccess, SharedAccess, WarpIssue, WarpStateChange

@@ -14,7 +14,7 @@ import pytest
 import gpusim
 import programs
 from gpusim.config import load_gpu
-from gpusim.stats.stall_reasons import STALL_REASONS
+from gpusim.timing.warp_states import STALL_REASONS
 from gpusim.memory.dram import Command
 from gpusim.timing import TimingObserver
 

@@ -7,8 +7,8 @@ from matplotlib.figure import Figure
 matplotlib.use("Agg")
 
 from gpusim.plots import figures  # noqa: E402
-from gpusim.stats.stall_reasons import STALL_REASONS, StallReason  # noqa: E402
-from gpusim.stats.timeline import Timeline  # noqa: E402
+from gpusim.timing.warp_states import STALL_REASONS, StallReason  # noqa: E402
+from gpusim.analysis.timeline import Timeline  # noqa: E402
 
 I64 = np.int64
 
@@ -116,7 +116,7 @@ def test_occupancy_figure():
 
 
 def test_source_view_figure():
-    from gpusim.stats.source import SourceLine
+    from gpusim.analysis.source import SourceLine
     st = np.zeros(len(STALL_REASONS), dtype=np.int64)
     a, b = st.copy(), st.copy()
     a[int(StallReason.LONG_SCOREBOARD)], a[0] = 90, 10
@@ -135,7 +135,7 @@ def test_source_view_figure():
 
 
 def test_roofline_figure():
-    from gpusim.stats.roofline import RooflinePoint
+    from gpusim.analysis.roofline import RooflinePoint
     p = RooflinePoint(kernel="k", gpu="g", flops=1e9, flops_f64=0, dram_bytes=1e8, seconds=1e-3,
                       peak_flops_per_s=1e13, peak_flops_f64_per_s=5e12, peak_dram_bytes_per_s=1e12)
     fig = figures.roofline(p)

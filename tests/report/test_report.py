@@ -69,7 +69,7 @@ def test_compare_configs(capsys):
 
 
 def test_run_plot_and_trace(tmp_path, capsys):
-    from gpusim.stats.chrome_trace import validate_chrome_trace
+    from gpusim.analysis.chrome_trace import validate_chrome_trace
     out = tmp_path / "figs"
     tr = tmp_path / "t.json"
     assert main(["run", "vector_add", "--size", "small", "--quiet", "--plot", str(out), "--trace", str(tr),

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from gpusim.functional.trace import popcount32
-from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS
+from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Export a :class:`~gpusim.stats.timeline.Timeline` as a Chrome trace event file (JSON object format), which
+"""Export a :class:`~gpusim.analysis.timeline.Timeline` as a Chrome trace event file (JSON object format), which
 ui.perfetto.dev and chrome://tracing open.
 
 Layout (one "process" per SM, plus one for the whole GPU):
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpusim.stats.stall_reasons import STALL_REASONS
+from gpusim.timing.warp_states import STALL_REASONS
 
 DEFAULT_MAX_EVENTS = 400_000
 GPU_PID = 1_000_000

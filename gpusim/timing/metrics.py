@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from gpusim.stats.stall_reasons import STALL_REASONS, stall_metric_name
+from gpusim.timing.warp_states import STALL_REASONS, stall_metric_name
 
 
 def _ratio(num: float, den: float) -> float:

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from gpusim.stats.roofline import flops_per_thread, kernel_flops, peak_flops_per_s, roofline_point
-from gpusim.stats.source import has_line_info, source_table
+from gpusim.analysis.roofline import flops_per_thread, kernel_flops, peak_flops_per_s, roofline_point
+from gpusim.analysis.source import has_line_info, source_table
 
 
 @pytest.mark.parametrize("op,expect", [("fma.rn.f32", (2, "f32")), ("add.f32", (1, "f32")), ("mul.rn.f64", (1, "f64")),

@@ -29,7 +29,7 @@ import numpy as np
 
 from gpusim.config import load_gpu
 from gpusim.memory.dram import DRAM_COMMANDS, Command
-from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS, StallReason
+from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason
 from gpusim.timing.hooks import TimingObserver, combine_observers
 
 TARGET_BINS = 200

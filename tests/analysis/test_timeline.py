@@ -4,8 +4,8 @@ import pytest
 
 from gpusim.config import load_gpu
 from gpusim.memory.dram import Command, RowOutcome
-from gpusim.stats.stall_reasons import N_STALL_REASONS, STALL_REASONS
-from gpusim.stats.timeline import TimelineCollector, _bin_intervals, auto_bin_cycles, collect_timeline
+from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS
+from gpusim.analysis.timeline import TimelineCollector, _bin_intervals, auto_bin_cycles, collect_timeline
 
 
 def test_auto_bin_width_is_round_and_bounded():
@@ -126,7 +126,7 @@ def test_collect_timeline_with_fixed_memory_has_lsu_events_but_no_dram_commands(
 
 
 def test_collector_chunks_large_buffers(monkeypatch):
-    import gpusim.stats.timeline as T
+    import gpusim.analysis.timeline as T
     monkeypatch.setattr(T, "CHUNK", 64)
     import gpusim
     r = gpusim.run("vector_add", size="small", mode="emulate", record_trace=True)

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gpusim.stats.chrome_trace import (TraceTruncated, chrome_trace_events, validate_chrome_trace,
+from gpusim.analysis.chrome_trace import (TraceTruncated, chrome_trace_events, validate_chrome_trace,
                                        write_chrome_trace)
 
 
