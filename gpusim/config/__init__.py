@@ -25,8 +25,9 @@ shared memory per block above the SM's, carve-out steps not increasing, ...) rai
 :class:`gpusim.errors.ConfigError` naming the dotted field and the file.  ``GpuConfig.describe()`` lists
 every field with its type, default and unit.
 """
-from gpusim.config.gpu import FrozenMap, GpuConfig, SmSpec
-from gpusim.config.loader import apply_overrides, config_from_dict, load_gpu, preset_names, preset_path
+from gpusim.config.fields import FrozenMap, apply_overrides
+from gpusim.config.gpu import GpuConfig, SchedulerSpec, SmSpec, config_from_dict
+from gpusim.config.loader import load_gpu, preset_names, preset_path
 
-__all__ = ["FrozenMap", "GpuConfig", "SmSpec", "apply_overrides", "config_from_dict", "load_gpu",
+__all__ = ["FrozenMap", "GpuConfig", "SchedulerSpec", "SmSpec", "apply_overrides", "config_from_dict", "load_gpu",
            "preset_names", "preset_path"]

@@ -1,7 +1,8 @@
-"""GPU specification dataclasses: :class:`SmSpec` (one streaming multiprocessor) and :class:`GpuConfig`
-(the whole GPU as the timing model sees it).
+"""GPU specification dataclasses: :class:`SmSpec` (one streaming multiprocessor), :class:`SchedulerSpec`
+(the warp scheduler's policy and parameters) and :class:`GpuConfig` (the whole GPU as the timing model sees
+it, with the memory system's :class:`~gpusim.config.memory.MemorySpec`).
 
-Both are frozen: a configuration is a value, built once (usually from a TOML preset by
+All are frozen plain data: a configuration is a value, built once (usually from a TOML preset by
 :func:`gpusim.config.load_gpu`) and never mutated; :meth:`GpuConfig.replace` makes a changed copy and re-runs
 the validation.  Each field is declared with :func:`param` (gem5 style): its type, default and a one-line
 description with the unit sit on one line, and ``GpuConfig.describe()`` prints them.
@@ -9,104 +10,23 @@ description with the unit sit on one line, and ``GpuConfig.describe()`` prints t
 Validation runs in ``__post_init__``, so a config built directly in Python is checked the same way as one
 read from a file: wrong types, out-of-range values and inconsistent fields raise
 :class:`gpusim.errors.ConfigError` naming the dotted field (``sm.max_warps``); the loader adds the file name.
+Names that select a registered component (a warp-scheduling policy, a DRAM address mapping or row policy,
+an instruction schedule) are checked by the registry that holds them, when a simulation is built: the
+config keeps no copy of those lists and imports nothing above it.
 """
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import typing
-from collections.abc import Iterator, Mapping
-from dataclasses import MISSING, dataclass, field
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass
 from typing import Any
 
+from gpusim.config.fields import (FrozenMap, apply_overrides, check_field_types, param, plain_copy, require,
+                                  require_positive)
+from gpusim.config.memory import MemorySpec
 from gpusim.errors import ConfigError
 from isa.units import LatencyClass, Unit
-
-
-def param(doc: str, default: Any = MISSING) -> Any:
-    """Declare a config field with its documentation (and default, if it has one)."""
-    if default is MISSING:
-        return field(metadata={"doc": doc})
-    return field(default=default, metadata={"doc": doc})
-
-
-class FrozenMap(Mapping):
-    """A read-only, hashable, picklable ``str -> int`` mapping (a ``dict`` would make the frozen config
-    mutable through the back door, and ``MappingProxyType`` cannot be pickled for parallel sweeps)."""
-
-    __slots__ = ("_items",)
-
-    def __init__(self, items: Mapping[str, Any] | None = None):
-        object.__setattr__(self, "_items", dict(items or {}))
-
-    def __getitem__(self, key: str) -> Any:
-        return self._items[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __hash__(self) -> int:
-        return hash(tuple(sorted(self._items.items())))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Mapping) and dict(self._items) == dict(other)
-
-    def __repr__(self) -> str:
-        return f"FrozenMap({self._items!r})"
-
-    def __reduce__(self):
-        return (FrozenMap, (self._items,))
-
-
-def _type_name(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
-
-
-def _check_field_types(obj: Any, prefix: str) -> None:
-    """Check each field of a config dataclass against its annotation (int, float, str, tuple[int, ...],
-    Mapping[str, int], or a nested spec); ``bool`` is not accepted where an int is expected."""
-    hints = typing.get_type_hints(type(obj))
-    for f in dataclasses.fields(obj):
-        value = getattr(obj, f.name)
-        name = prefix + f.name
-        hint = hints[f.name]
-        origin = typing.get_origin(hint)
-        if hint is int:
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ConfigError(f"{name}: expected an integer, got {_type_name(value)}")
-        elif hint is float:
-            if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise ConfigError(f"{name}: expected a number, got {_type_name(value)}")
-        elif hint is str:
-            if not isinstance(value, str):
-                raise ConfigError(f"{name}: expected a string, got {_type_name(value)}")
-        elif origin is tuple:
-            if not isinstance(value, tuple) or not all(
-                    isinstance(v, int) and not isinstance(v, bool) for v in value):
-                raise ConfigError(f"{name}: expected a list of integers, got {_type_name(value)}")
-        elif origin is Mapping or hint is Mapping:
-            if not isinstance(value, FrozenMap):
-                raise ConfigError(f"{name}: expected a table of integers, got {_type_name(value)}")
-            for key, v in value.items():
-                if not isinstance(v, int) or isinstance(v, bool):
-                    raise ConfigError(f"{name}.{key}: expected an integer, got {_type_name(v)}")
-        elif dataclasses.is_dataclass(hint):
-            if not isinstance(value, hint):
-                raise ConfigError(f"{name}: expected a table ({hint.__name__}), got {_type_name(value)}")
-
-
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ConfigError(message)
-
-
-def _require_positive(obj: Any, prefix: str, names: tuple[str, ...]) -> None:
-    for name in names:
-        value = getattr(obj, name)
-        _require(value > 0, f"{prefix}{name}: must be > 0, got {value}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,39 +72,39 @@ class SmSpec:
 
     def validate(self, prefix: str = "sm.") -> None:
         """Raise :class:`ConfigError` naming the first wrong or inconsistent field."""
-        _check_field_types(self, prefix)
-        _require_positive(self, prefix, (
+        check_field_types(self, prefix)
+        require_positive(self, prefix, (
             "count", "subpartitions", "warp_size", "max_threads", "max_warps", "max_blocks",
             "max_threads_per_block", "registers", "register_partitions", "register_alloc_unit",
             "max_registers_per_thread", "max_registers_per_block", "shared_bytes_per_sm",
             "shared_bytes_per_block", "shared_bytes_per_block_optin", "shared_alloc_unit_bytes",
             "l1_shared_bytes", "max_barriers_per_block"))
         p = prefix
-        _require(self.shared_reserved_per_block_bytes >= 0,
+        require(self.shared_reserved_per_block_bytes >= 0,
                  f"{p}shared_reserved_per_block_bytes: must be >= 0, got {self.shared_reserved_per_block_bytes}")
-        _require(self.barriers_per_sm >= 0, f"{p}barriers_per_sm: must be >= 0 (0 = not a limit), "
+        require(self.barriers_per_sm >= 0, f"{p}barriers_per_sm: must be >= 0 (0 = not a limit), "
                  f"got {self.barriers_per_sm}")
-        _require(self.max_warps * self.warp_size == self.max_threads,
+        require(self.max_warps * self.warp_size == self.max_threads,
                  f"{p}max_threads: must equal max_warps * warp_size = {self.max_warps} * {self.warp_size} "
                  f"= {self.max_warps * self.warp_size}, got {self.max_threads}")
-        _require(self.max_warps % self.subpartitions == 0,
+        require(self.max_warps % self.subpartitions == 0,
                  f"{p}max_warps: {self.max_warps} warps cannot be split evenly over "
                  f"{self.subpartitions} subpartitions")
-        _require(self.registers % self.register_partitions == 0,
+        require(self.registers % self.register_partitions == 0,
                  f"{p}registers: {self.registers} cannot be split evenly over register_partitions "
                  f"{self.register_partitions}")
         for small, big in (("max_threads_per_block", "max_threads"), ("max_registers_per_block", "registers"),
                            ("shared_bytes_per_block", "shared_bytes_per_block_optin"),
                            ("shared_bytes_per_block_optin", "shared_bytes_per_sm"),
                            ("shared_bytes_per_sm", "l1_shared_bytes")):
-            _require(getattr(self, small) <= getattr(self, big),
+            require(getattr(self, small) <= getattr(self, big),
                      f"{p}{small}: {getattr(self, small)} exceeds {big} {getattr(self, big)}")
         steps = self.shared_carveout_kb
-        _require(len(steps) > 0, f"{p}shared_carveout_kb: needs at least one carve-out step")
-        _require(steps[0] >= 0, f"{p}shared_carveout_kb: steps must be >= 0, got {list(steps)}")
-        _require(all(a < b for a, b in zip(steps, steps[1:])),
+        require(len(steps) > 0, f"{p}shared_carveout_kb: needs at least one carve-out step")
+        require(steps[0] >= 0, f"{p}shared_carveout_kb: steps must be >= 0, got {list(steps)}")
+        require(all(a < b for a, b in zip(steps, steps[1:])),
                  f"{p}shared_carveout_kb: steps must be strictly increasing, got {list(steps)}")
-        _require(steps[-1] * 1024 == self.shared_bytes_per_sm,
+        require(steps[-1] * 1024 == self.shared_bytes_per_sm,
                  f"{p}shared_carveout_kb: the largest step ({steps[-1]} KB = {steps[-1] * 1024} B) must equal "
                  f"shared_bytes_per_sm ({self.shared_bytes_per_sm} B)")
 
@@ -199,19 +119,31 @@ class SmSpec:
         return self.registers // self.register_partitions
 
 
-def _memory_spec_class() -> type | None:
-    """The memory system's spec class, once ``gpusim/config/memory.py`` provides it (a module that exists but
-    fails to import is an error, not a reason to skip validation)."""
-    if importlib.util.find_spec("gpusim.config.memory") is None:
-        return None
-    from gpusim.config.memory import MemorySpec
-    return MemorySpec
+@dataclass(frozen=True, kw_only=True)
+class SchedulerSpec:
+    """The warp scheduler of each SM sub-partition: which policy picks among the eligible warps, and that
+    policy's parameters (the ``[scheduler]`` table).
+
+    The policy name is checked where the policies are registered (:mod:`gpusim.timing.schedulers`), when a
+    simulation is built; parameters a policy does not use are ignored by it.
+    """
+
+    policy: str = param("warp-scheduling policy registered in gpusim.timing.schedulers ('gto', 'lrr', "
+                        "'two_level', ...)", "gto")
+    active_pool_warps: int = param("two_level: warps per sub-partition in the active pool that may issue", 8)
+
+    def __post_init__(self) -> None:
+        self.validate("scheduler.")
+
+    def validate(self, prefix: str = "scheduler.") -> None:
+        check_field_types(self, prefix)
+        require_positive(self, prefix, ("active_pool_warps",))
 
 
 @dataclass(frozen=True, kw_only=True)
 class GpuConfig:
     """A whole GPU as the timing model sees it: SM resources, per-pipe issue intervals, fixed and base
-    latencies, launch overheads, the default warp-scheduler policy and the memory system's spec.
+    latencies, launch overheads, the warp scheduler (policy and parameters) and the memory system's spec.
 
     Simplifies: one clock for the whole chip (the SM clock; memory timings are converted by the memory
     system); latencies of variable-latency classes are unloaded floors, the memory system computes the
@@ -236,33 +168,25 @@ class GpuConfig:
         "and the kernel's end, wait for it", 0.0)
     instruction_schedule: str = param(
         "issue order of each basic block: 'ptx' (program order) or 'hoist' (ptxas-like: loads and their "
-        "address arithmetic first)", "hoist")
-    scheduler: str = param("default warp-scheduler policy ('gto', 'lrr', 'two_level')", "gto")
-    memory: Any = param("memory-system spec (gpusim.config.memory.MemorySpec); the raw table until it exists")
-
-    SCHEDULERS = ("gto", "lrr", "two_level")
-    INSTRUCTION_SCHEDULES = ("ptx", "hoist")
+        "address arithmetic first); checked by gpusim.timing.decode", "hoist")
+    scheduler: SchedulerSpec = param("the warp scheduler: policy and parameters", SchedulerSpec())
+    memory: MemorySpec = param("memory-system spec")
 
     def __post_init__(self) -> None:
         self.validate()
 
     def validate(self) -> None:
         """Raise :class:`ConfigError` naming the first wrong or inconsistent field."""
-        _check_field_types(self, "")
-        _require(self.clock_mhz > 0, f"clock_mhz: must be > 0, got {self.clock_mhz}")
-        _require(self.kernel_launch_cycles >= 0,
+        check_field_types(self, "")
+        require(self.clock_mhz > 0, f"clock_mhz: must be > 0, got {self.clock_mhz}")
+        require(self.kernel_launch_cycles >= 0,
                  f"kernel_launch_cycles: must be >= 0, got {self.kernel_launch_cycles}")
-        _require(self.block_launch_cycles >= 0,
+        require(self.block_launch_cycles >= 0,
                  f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
         for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles"):
-            _require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
-        _require(self.instruction_schedule in self.INSTRUCTION_SCHEDULES,
-                 f"instruction_schedule: unknown order {self.instruction_schedule!r}; expected one of "
-                 f"{', '.join(self.INSTRUCTION_SCHEDULES)}")
-        _require(self.imad_issue_interval_cycles > 0,
+            require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
+        require(self.imad_issue_interval_cycles > 0,
                  f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
-        _require(self.scheduler in self.SCHEDULERS,
-                 f"scheduler: unknown policy {self.scheduler!r}; expected one of {', '.join(self.SCHEDULERS)}")
         _check_keys("issue_interval_cycles", self.issue_interval_cycles, [u.value for u in Unit], minimum=1)
         # "none" (no register result) has latency 0 by definition and need not be written in a preset.
         _check_keys("latency_cycles", self.latency_cycles,
@@ -293,16 +217,15 @@ class GpuConfig:
     def replace(self, **dotted_overrides: Any) -> "GpuConfig":
         """A copy with fields changed, e.g. ``cfg.replace(**{"sm.count": 4, "latency_cycles.fma": 5})``;
         the result is validated like a loaded preset."""
-        from gpusim.config.loader import apply_overrides, config_from_dict
-
         table = apply_overrides(self.to_dict(), dotted_overrides, source="<overrides>")
         return config_from_dict(table, source=f"{self.name} with overrides")
 
     @classmethod
     def describe(cls) -> str:
-        """The documented fields of :class:`GpuConfig` and :class:`SmSpec`, one per line."""
+        """The documented fields of :class:`GpuConfig`, :class:`SmSpec` and :class:`SchedulerSpec`, one per
+        line (the memory system's: :mod:`gpusim.config.memory`)."""
         lines = []
-        for spec, prefix in ((cls, ""), (SmSpec, "sm.")):
+        for spec, prefix in ((cls, ""), (SmSpec, "sm."), (SchedulerSpec, "scheduler.")):
             hints = typing.get_type_hints(spec)
             for f in dataclasses.fields(spec):
                 default = "" if f.default is MISSING else f" = {f.default!r}"
@@ -311,24 +234,53 @@ class GpuConfig:
         return "\n".join(lines)
 
 
-def plain_copy(value: Any) -> Any:
-    """A deep copy of nested specs, mappings and sequences as plain dicts and lists (TOML-shaped); a spec
-    dataclass contributes only its ``init`` fields, the ones its table may contain."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain_copy(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
-    if isinstance(value, Mapping):
-        return {k: plain_copy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain_copy(v) for v in value]
-    return value
-
-
 def _check_keys(name: str, table: Mapping[str, int], required: list[str], minimum: int,
                 optional: tuple[str, ...] = ()) -> None:
     for key in table:
-        _require(key in required or key in optional,
+        require(key in required or key in optional,
                  f"{name}.{key}: unknown key; expected {', '.join(required + list(optional))}")
     for key in required:
-        _require(key in table, f"{name}.{key}: missing")
+        require(key in table, f"{name}.{key}: missing")
     for key, value in table.items():
-        _require(value >= minimum, f"{name}.{key}: must be >= {minimum}, got {value}")
+        require(value >= minimum, f"{name}.{key}: must be >= {minimum}, got {value}")
+
+
+def _check_table_keys(table: Any, cls: type, prefix: str) -> None:
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{prefix.rstrip('.') or 'config'}: expected a table, got {table!r}")
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    for key in table:
+        if key not in known:
+            raise ConfigError(f"{prefix}{key}: unknown field; known fields: {', '.join(known)}")
+    for name, f in known.items():
+        if f.default is dataclasses.MISSING and name not in table:
+            raise ConfigError(f"{prefix}{name}: missing ({f.metadata.get('doc', '')})")
+
+
+def _int_table(table: Any, name: str) -> FrozenMap:
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{name}: expected a table of integers, got {table!r}")
+    return FrozenMap(table)
+
+
+def config_from_dict(table: Mapping[str, Any], source: str = "<dict>") -> GpuConfig:
+    """Build and validate a :class:`GpuConfig` from a preset-shaped dict; errors are prefixed by
+    ``source`` (the file name)."""
+    try:
+        _check_table_keys(table, GpuConfig, "")
+        sm_table = table["sm"]
+        _check_table_keys(sm_table, SmSpec, "sm.")
+        sm_values = {k: tuple(v) if isinstance(v, list) else v for k, v in sm_table.items()}
+        values = dict(table)
+        values["sm"] = SmSpec(**sm_values)
+        values["issue_interval_cycles"] = _int_table(table["issue_interval_cycles"], "issue_interval_cycles")
+        values["latency_cycles"] = _int_table(table["latency_cycles"], "latency_cycles")
+        sched = table.get("scheduler", {})
+        if isinstance(sched, str):           # the short form: scheduler = "lrr"
+            sched = {"policy": sched}
+        _check_table_keys(sched, SchedulerSpec, "scheduler.")
+        values["scheduler"] = SchedulerSpec(**sched)
+        values["memory"] = MemorySpec.from_dict(table["memory"], path="memory")
+        return GpuConfig(**values)
+    except ConfigError as err:
+        raise ConfigError(f"{source}: {err}") from None

@@ -20,7 +20,7 @@
     memory_model = ["full", "fixed"]   #   special: the memory system, or the unloaded-latency one
     "sm.count" = { from = 2, to = 8, step = 2 }        # inclusive range: 2, 4, 6, 8
     "memory.dram.channels" = { from = 1, to = 8, times = 2 }   # geometric: 1, 2, 4, 8
-    scheduler = ["gto", "lrr"]         #   any dotted GpuConfig field (as in ``load_gpu(overrides=)``)
+    "scheduler.policy" = ["gto", "lrr"]  #   any dotted GpuConfig field (as in ``load_gpu(overrides=)``)
 
     [metrics]
     collect = ["cycles", "ipc", "dram__bytes_read.sum", "lts__t_sector_hit_rate.*"]   # names or globs;

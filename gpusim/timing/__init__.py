@@ -57,14 +57,15 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
              progress=None) -> TimingResult:
     """Time ``trace`` on ``gpu`` (a :class:`GpuConfig` or a preset name).
 
-    ``scheduler``: warp-scheduling policy name (default: the config's); ``regs_per_thread``: override the
+    ``scheduler``: warp-scheduling policy name (default: the config's ``scheduler.policy``; its parameters
+    come from the config's ``[scheduler]`` table); ``regs_per_thread``: override the
     register count (else the trace's, from the compiler, else :func:`estimate_regs_per_thread`);
     ``memory``: a memory model (see :func:`_resolve_memory`); ``observer``: a :class:`TimingObserver`
     (events: :mod:`gpusim.timing.hooks`);
     ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time.
     """
     gpu = load_gpu(gpu)
-    scheduler = scheduler or gpu.scheduler
+    scheduler = scheduler or gpu.scheduler.policy
     if regs_per_thread is not None:
         regs, regs_source = int(regs_per_thread), "override"
     elif trace.regs_per_thread is not None:

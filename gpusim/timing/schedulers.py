@@ -11,8 +11,11 @@ Add a policy with::
 
     @register_scheduler("my_policy")
     class MyPolicy:
-        def __init__(self, gpu): ...
+        def __init__(self, gpu): ...        # parameters: fields of gpu.scheduler (the [scheduler] table)
         def select(self, eligible): ...
+
+This registry is the one list of policy names: ``make_scheduler`` checks a name against it when a
+simulation is built (the config does not keep its own list).
 """
 from __future__ import annotations
 
@@ -98,16 +101,15 @@ class TwoLevel:
     waits on a long-latency event (global load, barrier, membar, drain) is demoted to the *pending pool*,
     and pending warps are promoted in FIFO order to refill the active pool.
 
-    ``active_pool_warps`` is read from ``gpu.scheduler.active_pool_warps`` when the config has it, else 8.
-    Simplification: demotion and promotion happen when the policy is consulted (cycles where some warp is
+    The active pool holds ``gpu.scheduler.active_pool_warps`` warps (the ``[scheduler]`` table; 8 in the
+    presets).  Simplification: demotion and promotion happen when the policy is consulted (cycles where some warp is
     eligible), not at the exact cycle the warp stalls; warps that left the SM are dropped at that point too.
     """
 
     __slots__ = ("pool_size", "active", "pending", "rr", "_known")
 
-    def __init__(self, gpu=None) -> None:
-        sched = getattr(gpu, "scheduler", None)
-        self.pool_size = int(getattr(sched, "active_pool_warps", 8) or 8)
+    def __init__(self, gpu) -> None:
+        self.pool_size = gpu.scheduler.active_pool_warps
         self.active: list = []
         self.pending: list = []
         self._known: set = set()

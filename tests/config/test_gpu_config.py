@@ -68,8 +68,8 @@ def test_overrides_change_fields_by_dotted_name_and_by_nested_table():
 
 def test_replace_returns_a_validated_copy_and_leaves_the_original():
     h100 = load_gpu("h100")
-    small = h100.replace(**{"sm.count": 8, "issue_interval_cycles.fp64": 4, "scheduler": "lrr"})
-    assert (small.sm.count, small.issue_interval("fp64"), small.scheduler) == (8, 4, "lrr")
+    small = h100.replace(**{"sm.count": 8, "issue_interval_cycles.fp64": 4, "scheduler.policy": "lrr"})
+    assert (small.sm.count, small.issue_interval("fp64"), small.scheduler.policy) == (8, 4, "lrr")
     assert h100.sm.count == 132
     with pytest.raises(ConfigError, match=r"sm\.max_threads"):
         h100.replace(**{"sm.max_warps": 48})
@@ -147,7 +147,8 @@ def test_malformed_toml_names_the_file(tmp_path):
     ({"latency_cycles.fma": -1}, r"latency_cycles\.fma: must be >= 0"),
     ({"latency_cycles.fmaa": 4}, r"latency_cycles\.fmaa: unknown key"),
     ({"issue_interval_cycles.fp32": 0}, r"issue_interval_cycles\.fp32: must be >= 1"),
-    ({"scheduler": "fifo"}, r"scheduler: unknown policy 'fifo'"),
+    ({"scheduler.active_pool_warps": 0}, r"scheduler\.active_pool_warps: must be > 0"),
+    ({"scheduler.pool": 4}, r"override 'scheduler\.pool': unknown field"),
 ])
 def test_inconsistent_fields_are_errors_naming_the_field(overrides, field):
     with pytest.raises(ConfigError, match=r"h100\.toml: " + field):
@@ -172,3 +173,40 @@ def test_describe_documents_every_field_with_its_unit():
     text = GpuConfig.describe()
     assert "sm.shared_alloc_unit_bytes: int = 128  # bytes: shared-memory allocation granularity" in text
     assert "clock_mhz: float  # MHz" in text
+
+
+def test_scheduler_table_holds_the_policy_and_its_parameters():
+    gpu = load_gpu("h100")
+    assert (gpu.scheduler.policy, gpu.scheduler.active_pool_warps) == ("gto", 8)
+    assert gpu.to_dict()["scheduler"] == {"policy": "gto", "active_pool_warps": 8}
+    short = load_gpu("h100", overrides={"scheduler": "lrr"})          # scheduler = "lrr" stands for the table
+    assert short.scheduler == gpu.scheduler.__class__(policy="lrr")
+    assert "scheduler.active_pool_warps: int = 8" in GpuConfig.describe()
+
+
+def test_registry_names_are_checked_where_the_registry_lives():
+    """The config is plain data: policy and DRAM-mapping names load, and fail when a simulation is built."""
+    from gpusim.memory.system import MemorySystem
+    from gpusim.timing.schedulers import make_scheduler
+    gpu = load_gpu("h100", overrides={"scheduler.policy": "fifo", "memory.dram.address_mapping": "zigzag"})
+    with pytest.raises(ConfigError, match=r"scheduler: unknown warp-scheduling policy 'fifo'; known: .*gto"):
+        make_scheduler(gpu.scheduler.policy, gpu)
+    with pytest.raises(ConfigError, match=r"address_mapping: unknown mapping 'zigzag'"):
+        MemorySystem(gpu)
+
+
+def test_config_modules_import_no_circle():
+    """fields <- memory <- gpu <- loader: each config module imports only those before it, and nothing of
+    the simulator above the config."""
+    import ast
+    from pathlib import Path
+    import gpusim.config as c
+    order = ["fields", "memory", "gpu", "loader"]
+    for i, name in enumerate(order):
+        tree = ast.parse((Path(c.__file__).parent / f"{name}.py").read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        gpusim_deps = {m for m in imported if m.startswith("gpusim.")}
+        allowed = {f"gpusim.config.{o}" for o in order[:i]} | {"gpusim.errors"}
+        assert gpusim_deps <= allowed, (name, gpusim_deps - allowed)
+        assert "importlib" not in imported

@@ -18,7 +18,7 @@ sizes = ["small"]
 
 [vary]
 "sm.count" = {{ from = 2, to = 3 }}
-scheduler = ["gto", "lrr"]
+"scheduler.policy" = ["gto", "lrr"]
 {extra}
 
 [metrics]

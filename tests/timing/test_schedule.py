@@ -109,6 +109,8 @@ def test_hoisting_overlaps_the_loads_and_is_faster():
     assert ptx - hoist >= 2 * lat
 
 
-def test_an_unknown_schedule_is_a_config_error():
-    with pytest.raises(ConfigError, match="instruction_schedule"):
-        load_gpu("h100").replace(instruction_schedule="fast")
+def test_an_unknown_schedule_is_a_config_error_when_the_simulation_is_built():
+    gpu = load_gpu("h100").replace(instruction_schedule="fast")       # plain data: loads
+    trace = make_trace([ins("alu", dst=[1]), ins("exit")])
+    with pytest.raises(ConfigError, match="instruction_schedule: expected one of ptx, hoist, got 'fast'"):
+        simulate(trace, gpu, memory="fixed")

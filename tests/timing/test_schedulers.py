@@ -62,20 +62,22 @@ def test_lrr_skips_warps_that_are_not_ready(one_smsp):
 
 
 def test_two_level_issues_only_from_the_active_pool(one_smsp):
-    # A 2-warp active pool: warps 2 and 3 wait in the pending pool until warps 0 and 1 finish.
-    class SmallPool(SCHEDULERS["two_level"]):
-        def __init__(self, gpu=None):
-            super().__init__(gpu)
-            self.pool_size = 2
-
-    register_scheduler("two_level_pool2")(SmallPool)
-    try:
-        order = issue_order(one_smsp, "two_level_pool2", INDEPENDENT, 4)
-    finally:
-        del SCHEDULERS["two_level_pool2"]
+    # A 2-warp active pool ([scheduler] active_pool_warps): warps 2 and 3 wait in the pending pool until
+    # warps 0 and 1 finish.
+    order = issue_order(one_smsp.replace(**{"scheduler.active_pool_warps": 2}), "two_level", INDEPENDENT, 4)
     assert sorted(order[:8]) == [0] * 4 + [1] * 4
     assert order[:8] == [0, 1] * 4
     assert sorted(order[8:]) == [2] * 4 + [3] * 4
+
+
+def test_the_active_pool_size_is_the_configs_and_changes_the_schedule(one_smsp):
+    assert one_smsp.scheduler.active_pool_warps == 8
+    default = issue_order(one_smsp, "two_level", INDEPENDENT, 4)       # all four fit in a pool of 8
+    assert default[:4] == [0, 1, 2, 3]
+    for pool in (1, 2, 3):
+        order = issue_order(one_smsp.replace(**{"scheduler.active_pool_warps": pool}), "two_level", INDEPENDENT, 4)
+        assert order != default and sorted(order) == sorted(default)
+        assert set(order[:4 * pool]) == set(range(pool))                # the first pool runs to its end first
 
 
 @pytest.mark.parametrize("policy", ["gto", "lrr", "two_level"])

@@ -12,7 +12,11 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from gpusim.config.memory import DramSpec, DramTimings
+from gpusim.errors import ConfigError
 from gpusim.memory.dram.mapping import ADDRESS_MAPPINGS
+
+#: Row-buffer policies of :class:`DramChannel` (``memory.dram.row_policy``).
+ROW_POLICIES = ("open", "closed")
 
 
 class Command(IntEnum):
@@ -100,6 +104,8 @@ class DramChannel:
 
     def __init__(self, timings: DramTimings, bank_groups: int, banks_per_group: int, row_policy: str = "open",
                  refresh_offset: int = 0, observer=None, index: int = 0) -> None:
+        if row_policy not in ROW_POLICIES:
+            raise ConfigError(f"memory.dram.row_policy: {row_policy!r}; expected one of {', '.join(ROW_POLICIES)}")
         self.t = timings
         self.observer = observer           # gets a DramCommand per command (gpusim.timing.hooks)
         self.index = index                 # this channel's number in the controller
@@ -280,6 +286,9 @@ class DramController:
         n = spec.pseudo_channels
         self.n_channels = n
         self.burst_bytes = org.burst_bytes
+        if spec.address_mapping not in ADDRESS_MAPPINGS:
+            raise ConfigError(f"memory.dram.address_mapping: unknown mapping {spec.address_mapping!r}; known: "
+                              f"{', '.join(sorted(ADDRESS_MAPPINGS))}")
         self.mapping = ADDRESS_MAPPINGS[spec.address_mapping](n, org)
         self._map = self.mapping.map
         self.channels = [DramChannel(self.timings, org.bank_groups, org.banks_per_group, spec.row_policy,
