@@ -1,7 +1,7 @@
 #!/bin/bash
 # One device call: calibration microbenchmarks, records of every program (CuPy + ncu), GPU tests.
-# Run on the lent machine from the repository root with $OUT set; carries .whl (simpy wheel: the
-# machine has no network, and the timing model used by the live tests needs SimPy).
+# Run on the lent machine from the repository root with $OUT set; carries .whl (wheels of what the
+# machine lacks: it has no network).
 export PYTHONUNBUFFERED=1
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site:$PWD

@@ -1,5 +1,6 @@
-"""The timing model: a discrete-event (SimPy) GPU that replays a functional-emulator trace and says how
-many cycles it takes, with Nsight-named counters and warp-stall breakdowns.
+"""The timing model: a discrete-event GPU (a next-event loop over SMs, :mod:`~gpusim.timing.gpu`) that replays
+a functional-emulator trace and says how many cycles it takes, with Nsight-named counters and warp-stall
+breakdowns.
 
     >>> from gpusim.timing import simulate
     >>> res = simulate(trace, "h100", scheduler="gto")
@@ -8,7 +9,10 @@ many cycles it takes, with Nsight-named counters and warp-stall breakdowns.
 Structure: :mod:`~gpusim.timing.gpu` (block scheduler, the launch), :mod:`~gpusim.timing.sm` (SM,
 sub-partitions, warps, scoreboard, pipes, barriers), :mod:`~gpusim.timing.schedulers` (warp-scheduling
 policies by name), :mod:`~gpusim.timing.decode` (per-PC facts decoded once), :mod:`~gpusim.timing.occupancy`
-(resident blocks per SM), :mod:`~gpusim.timing.lsu` (the LSU front end: trace slots to memory requests).
+(resident blocks per SM), :mod:`~gpusim.timing.lsu` (the LSU front end: trace slots to memory requests),
+:mod:`~gpusim.timing.hooks` (observer events), :mod:`~gpusim.timing.warp_states` and
+:mod:`~gpusim.timing.metrics` (Nsight's warp-state and metric names).  The memory model behind the seam:
+:mod:`gpusim.memory.request`.
 """
 from __future__ import annotations
 

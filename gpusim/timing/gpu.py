@@ -1,4 +1,15 @@
-"""The GPU as the timing model sees it: a kernel launch, the block scheduler, and the SMs, on one SimPy clock."""
+"""The GPU as the timing model sees it: a kernel launch, the block scheduler, and the SMs, advanced by one
+next-event loop.
+
+The engine is a plain discrete-event loop with next-event time advance: a heap holds, for every SM that
+has something left to do, the next cycle at which anything can change on it; the loop pops the earliest,
+lets that SM step (it returns its own next interesting cycle) and pushes it back.  Time jumps straight
+from one such cycle to the next, so idle cycles cost nothing, and there is no event per warp or per
+cycle: an SM's warps, pipes and barriers are scanned inside its step (see :mod:`gpusim.timing.sm`).  This is
+the core of a SimPy environment (a heap of timed events with a sequence number to break ties) without
+SimPy's generator processes, which cost a resume per event and bought nothing here (DESIGN.md: "Speed in
+Python").
+"""
 from __future__ import annotations
 
 import heapq
@@ -7,7 +18,6 @@ import time
 from collections import deque
 
 import numpy as np
-import simpy
 
 from gpusim.functional.trace import KernelTrace
 from gpusim.timing.warp_states import N_STALL_REASONS
@@ -67,9 +77,9 @@ class BlockScheduler:
 
 
 class GpuTimingModel:
-    """A whole-GPU timing simulation of one kernel trace: builds the SMs, runs SimPy to the end of the
-    kernel and keeps the raw totals (per warp, per SM, per PC) that :func:`gpusim.timing.simulate` turns
-    into counters.
+    """A whole-GPU timing simulation of one kernel trace: builds the SMs, runs the next-event loop to the end
+    of the kernel and keeps the raw totals (per warp, per SM, per PC) that :func:`gpusim.timing.simulate`
+    turns into counters.
 
     Simplifications: one kernel at a time; the kernel's cycle count starts at the launch (including
     ``kernel_launch_cycles``) and ends when the last block retires.
@@ -83,7 +93,7 @@ class GpuTimingModel:
         make_scheduler(scheduler, gpu)     # fail early on an unknown name
         self.blocks_per_sm = blocks_per_sm
         self.memory = memory
-        self.requests = requests           # MemoryRequest per memory slot (gpusim.timing.lsu)
+        self.requests = requests             # a MemoryRequest per memory slot (gpusim.timing.lsu)
         self.observer = observer             # a gpusim.timing.hooks.TimingObserver, or None
         self.progress = progress
         self.kernel = DecodedKernel(trace, gpu)
@@ -134,21 +144,18 @@ class GpuTimingModel:
             self.progress(now, self.blocks_done, self.block_scheduler.n_blocks)
 
     def run(self) -> int:
-        env = simpy.Environment()
         self.sms = [StreamingMultiprocessor(i, self) for i in range(self.gpu.sm.count)]
         self.block_scheduler.initial_dispatch(self.sms, self.blocks_per_sm, self.gpu.kernel_launch_cycles)
-        env.process(self._event_loop(env))
-        env.run()
-        self.cycles = max(int(env.now), self.block_scheduler.last_completion)
+        last = self._event_loop()
+        self.cycles = max(last, self.block_scheduler.last_completion)
         if self.progress is not None:
             self.progress(self.cycles, self.blocks_done, self.block_scheduler.n_blocks)
         return self.cycles
 
-    def _event_loop(self, env):
-        """The one SimPy process: steps the SMs in time order from a heap of (next cycle, sequence, SM) and
-        yields to SimPy only when the clock moves (one event per distinct cycle, not one per SM and cycle).
-        The sequence number breaks ties in scheduling order, as SimPy's event ids would with one process per
-        SM, so the order in which SMs reach the shared memory system in one cycle is unchanged."""
+    def _event_loop(self) -> int:
+        """Step the SMs in time order from a heap of (next cycle, sequence, SM) until none has anything left;
+        returns the latest cycle any SM stepped at.  The sequence number breaks ties in the order SMs were
+        pushed, so SMs that step in the same cycle reach the shared memory system in a fixed order."""
         heap = []
         seq = 0
         for sm in self.sms:
@@ -163,7 +170,6 @@ class GpuTimingModel:
         while heap:
             t, _, sm = pop(heap)
             if t > now:
-                yield env.timeout(t - now)
                 now = t
             nxt = sm.step(t)
             if progress:
@@ -171,3 +177,4 @@ class GpuTimingModel:
             if nxt < INF:
                 push(heap, (nxt, seq, sm))
                 seq += 1
+        return now

@@ -16,7 +16,7 @@ instruction), not per issue:
 Requests are values: slots whose requests are equal share one object (shared-memory and constant rows
 repeat across blocks), which keeps building them cheap.  The front end also keeps the counters these
 steps define, under Nsight's names: requests and sectors per global/local op, shared wavefronts and bank
-conflicts per op (the ones ``MemorySystem.prepare`` used to fill).
+conflicts per op; they describe the request stream, so they are the same whichever memory model times it.
 """
 from __future__ import annotations
 

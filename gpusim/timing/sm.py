@@ -1,12 +1,16 @@
 """The streaming multiprocessor: resident blocks, warps bound to sub-partitions, warp schedulers, scoreboard,
 pipelines, barriers, and warp-state (stall) accounting.
 
-Speed (see DESIGN.md, "Speed in Python"): one SimPy process per SM. In each cycle where some warp of the SM
-may issue, every sub-partition whose next interesting cycle has come looks at its warps; otherwise the SM
-jumps with one ``timeout`` to the earliest cycle at which anything changes (a register becomes ready, a pipe
-frees, a barrier releases, a block arrives or retires). Each warp carries ``ready_at``, the earliest cycle
-it could issue as far as is known, so a waiting warp costs one integer comparison per visit. All per-PC
-facts come from :class:`~gpusim.timing.decode.DecodedKernel` lists, all counters are Python ints.
+Speed (see DESIGN.md, "Speed in Python"): no event per warp or per cycle.  The GPU's next-event loop
+(:mod:`gpusim.timing.gpu`) calls :meth:`StreamingMultiprocessor.step` only at cycles where something can
+change on the SM; there every sub-partition whose next interesting cycle has come looks at its warps, and
+the step returns the earliest cycle at which anything changes next (a register becomes ready, a pipe frees,
+a barrier releases, a block arrives or retires), so the clock jumps over idle stretches. Each warp carries
+``ready_at``, the earliest cycle it could issue as far as is known, so a waiting warp costs one integer
+comparison per visit. All per-PC facts come from :class:`~gpusim.timing.decode.DecodedKernel` lists, all
+counters are Python ints.  Memory instructions send their prebuilt
+:class:`~gpusim.memory.request.MemoryRequest` (one per trace slot, :mod:`gpusim.timing.lsu`) to the memory
+model; an observer, if one is attached, sees typed events (:mod:`gpusim.timing.hooks`).
 
 Stall accounting is by intervals: a warp's state changes at most a few times per instruction; at each change
 the cycles since the last change are added to the warp's total for its old state and to the per-PC total of
@@ -18,10 +22,10 @@ import heapq
 from bisect import insort
 
 from gpusim.errors import KernelError
-from gpusim.timing.warp_states import N_STALL_REASONS, StallReason
 from gpusim.timing.decode import (LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
                                   DecodedKernel)
 from gpusim.timing.hooks import GlobalAccess, SharedAccess, WarpIssue, WarpStateChange
+from gpusim.timing.warp_states import N_STALL_REASONS, StallReason
 from isa.units import MemSpace
 
 SHARED, GLOBAL, LOCAL = MemSpace.SHARED, MemSpace.GLOBAL, MemSpace.LOCAL
@@ -320,8 +324,8 @@ class SubPartition:
 
 class StreamingMultiprocessor:
     """One SM: resident blocks up to the occupancy limit, warps bound to sub-partitions by warp slot
-    (``slot % subpartitions``, as on hardware), an LSU/MIO pipe shared by the sub-partitions, and the SimPy
-    process that advances it.
+    (``slot % subpartitions``, as on hardware), and an LSU/MIO pipe shared by the sub-partitions; the GPU's
+    next-event loop advances it through :meth:`step`.
 
     A block dispatched to the SM becomes resident ``block_launch_cycles`` later; it retires (freeing its
     warp slots and resources, which lets the block scheduler dispatch the next block here) when its last
