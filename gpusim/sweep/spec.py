@@ -20,7 +20,8 @@
     memory_model = ["full", "fixed"]   #   special: the memory system, or the unloaded-latency one
     "sm.count" = { from = 2, to = 8, step = 2 }        # inclusive range: 2, 4, 6, 8
     "memory.dram.channels" = { from = 1, to = 8, times = 2 }   # geometric: 1, 2, 4, 8
-    "scheduler.policy" = ["gto", "lrr"]  #   any dotted GpuConfig field (as in ``load_gpu(overrides=)``)
+    scheduler = ["gto", "lrr"]         #   any dotted GpuConfig field (as in ``load_gpu(overrides=)``); a
+                                       #   table's short form too (scheduler = policy name)
 
     [metrics]
     collect = ["cycles", "ipc", "dram__bytes_read.sum", "lts__t_sector_hit_rate.*"]   # names or globs;
@@ -382,5 +383,15 @@ def _check_gpu_fields(gpu: str, overrides: dict, vary: dict, err) -> None:
                 raise err(f"vary.{name}", f"unknown field {part!r} in {where}; known there: {known}; "
                           f"or one of the special parameters {', '.join(SPECIAL_PARAMS)}")
             node = node[part]
-        if isinstance(node, dict):
+        if isinstance(node, dict) and not _short_form(base, name, values):
             raise err(f"vary.{name}", "is a table of the config; vary one of its fields")
+
+
+def _short_form(base, name: str, values: list) -> bool:
+    """Whether the config takes a plain value for the table ``name`` (``scheduler = "lrr"`` stands for
+    ``[scheduler] policy = "lrr"``)."""
+    try:
+        base.replace(**{name: values[0]})
+    except ConfigError:
+        return False
+    return True

@@ -18,7 +18,7 @@ sizes = ["small"]
 
 [vary]
 "sm.count" = {{ from = 2, to = 3 }}
-"scheduler.policy" = ["gto", "lrr"]
+scheduler = ["gto", "lrr"]
 {extra}
 
 [metrics]

@@ -24,7 +24,7 @@ def test_inprocess_and_localcluster_give_identical_tables(tmp_path, spec_file, d
     assert row["status"] == "ok" and row["cycles"] > 0 and row["ipc"] > 0
     assert row["smsp__inst_executed.sum"] > 0 and "dram__bytes_read.sum" in row
     assert row["gpusim_version"] and row["trace_digest"] and row["host"] and row["wall_s"] > 0
-    assert {r["sm.count"] for r in a} == {2, 3} and {r["scheduler.policy"] for r in a} == {"gto", "lrr"}
+    assert {r["sm.count"] for r in a} == {2, 3} and {r["scheduler"] for r in a} == {"gto", "lrr"}
     assert row["size.n"] == 10000
     # the cluster's workers were other processes
     assert {r["worker"] for r in b}.isdisjoint({r["worker"] for r in a})
@@ -37,7 +37,7 @@ def test_inprocess_and_localcluster_give_identical_tables(tmp_path, spec_file, d
 
 
 def test_memory_model_parameter(tmp_path, write_spec):
-    body = write_spec(tmp_path).read_text().replace('"scheduler.policy" = ["gto", "lrr"]', 'memory_model = ["full", "fixed"]')
+    body = write_spec(tmp_path).read_text().replace('scheduler = ["gto", "lrr"]', 'memory_model = ["full", "fixed"]')
     spec = load_spec(write_spec(tmp_path, body=body, name="m.toml"), output=tmp_path / "m.csv")
     assert run_sweep(spec, workers=1, progress=False).failed == 0
     rows = read_results(tmp_path / "m.csv")
@@ -89,7 +89,7 @@ def test_resume_after_interruption_loses_and_repeats_nothing(tmp_path, spec_file
 
 def test_failing_points_are_recorded_and_do_not_stop_the_study(tmp_path, write_spec):
     body = write_spec(tmp_path).read_text().replace('"sm.count" = { from = 2, to = 3 }', '"sm.count" = [0, 2]') \
-        .replace('"scheduler.policy" = ["gto", "lrr"]', 'regs_per_thread = [16, 64]')
+        .replace('scheduler = ["gto", "lrr"]', 'regs_per_thread = [16, 64]')
     spec = load_spec(write_spec(tmp_path, body=body, name="f.toml"), output=tmp_path / "f.csv")
     s = run_sweep(spec, workers=1, progress=False)
     assert (s.done, s.failed) == (4, 3)
@@ -133,7 +133,7 @@ def test_cli_sweep_and_plot(tmp_path, spec_file, capsys):
     assert "4 points done (4 ok, 0 failed)" in text and "points/s" in text
     assert main(["sweep", str(spec_file), "-o", str(out), "--dry-run"]) == 0
     assert main(["sweep-plot", str(out), "--x", "sm.count", "--y", "ipc"]) == 0
-    assert main(["sweep-plot", str(out), "--x", "sm.count", "--y", "cycles", "--z", "scheduler.policy",
+    assert main(["sweep-plot", str(out), "--x", "sm.count", "--y", "cycles", "--z", "scheduler",
                  "-o", str(tmp_path / "h.png")]) == 0
     assert (tmp_path / "h.png").stat().st_size > 0
     assert list(tmp_path.glob("cli-ipc-vs-sm_count.png"))

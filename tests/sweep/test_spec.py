@@ -9,7 +9,7 @@ from gpusim.sweep.runner import prepare
 
 def test_grid_points_and_inclusive_range(spec_file):
     spec = load_spec(spec_file)
-    assert spec.vary == {"sm.count": [2, 3], "scheduler.policy": ["gto", "lrr"]}
+    assert spec.vary == {"sm.count": [2, 3], "scheduler": ["gto", "lrr"]}
     pts = spec.points()
     assert len(pts) == 4 and len({p.point_id for p in pts}) == 4
     assert spec.output == Path("tiny.csv")          # the current directory, not the study file's folder
@@ -69,7 +69,7 @@ def test_errors_name_the_field(tmp_path, write_spec, small_text, change, field):
 def test_zip_lengths_must_match(tmp_path, write_spec):
     p = write_spec(tmp_path, body=(write_spec(tmp_path).read_text()
                                    .replace('seeds = [0]', 'seeds = [0]\ncombine = "zip"')
-                                   .replace('"scheduler.policy" = ["gto", "lrr"]', '"scheduler.policy" = ["gto", "lrr", "two_level"]')),
+                                   .replace('scheduler = ["gto", "lrr"]', 'scheduler = ["gto", "lrr", "two_level"]')),
                    name="zip.toml")
     with pytest.raises(SweepSpecError, match=r"vary: combine = 'zip' needs lists of one length.*sm.count: 2"):
         load_spec(p)
