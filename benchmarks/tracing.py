@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import gpusim  # noqa: E402
-from gpusim.config import load_gpu  # noqa: E402
 from gpusim.analysis.timeline import TimelineCollector  # noqa: E402
+from gpusim.config import load_gpu  # noqa: E402
 from gpusim.timing import TimingObserver, simulate  # noqa: E402
 
 

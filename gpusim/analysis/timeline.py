@@ -29,8 +29,8 @@ import numpy as np
 
 from gpusim.config import load_gpu
 from gpusim.memory.dram import DRAM_COMMANDS, Command
-from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason
 from gpusim.timing.hooks import TimingObserver, combine_observers
+from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason
 
 TARGET_BINS = 200
 CHUNK = 1 << 16

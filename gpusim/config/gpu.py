@@ -81,32 +81,32 @@ class SmSpec:
             "l1_shared_bytes", "max_barriers_per_block"))
         p = prefix
         require(self.shared_reserved_per_block_bytes >= 0,
-                 f"{p}shared_reserved_per_block_bytes: must be >= 0, got {self.shared_reserved_per_block_bytes}")
+                f"{p}shared_reserved_per_block_bytes: must be >= 0, got {self.shared_reserved_per_block_bytes}")
         require(self.barriers_per_sm >= 0, f"{p}barriers_per_sm: must be >= 0 (0 = not a limit), "
-                 f"got {self.barriers_per_sm}")
+                f"got {self.barriers_per_sm}")
         require(self.max_warps * self.warp_size == self.max_threads,
-                 f"{p}max_threads: must equal max_warps * warp_size = {self.max_warps} * {self.warp_size} "
-                 f"= {self.max_warps * self.warp_size}, got {self.max_threads}")
+                f"{p}max_threads: must equal max_warps * warp_size = {self.max_warps} * {self.warp_size} "
+                f"= {self.max_warps * self.warp_size}, got {self.max_threads}")
         require(self.max_warps % self.subpartitions == 0,
-                 f"{p}max_warps: {self.max_warps} warps cannot be split evenly over "
-                 f"{self.subpartitions} subpartitions")
+                f"{p}max_warps: {self.max_warps} warps cannot be split evenly over "
+                f"{self.subpartitions} subpartitions")
         require(self.registers % self.register_partitions == 0,
-                 f"{p}registers: {self.registers} cannot be split evenly over register_partitions "
-                 f"{self.register_partitions}")
+                f"{p}registers: {self.registers} cannot be split evenly over register_partitions "
+                f"{self.register_partitions}")
         for small, big in (("max_threads_per_block", "max_threads"), ("max_registers_per_block", "registers"),
                            ("shared_bytes_per_block", "shared_bytes_per_block_optin"),
                            ("shared_bytes_per_block_optin", "shared_bytes_per_sm"),
                            ("shared_bytes_per_sm", "l1_shared_bytes")):
             require(getattr(self, small) <= getattr(self, big),
-                     f"{p}{small}: {getattr(self, small)} exceeds {big} {getattr(self, big)}")
+                    f"{p}{small}: {getattr(self, small)} exceeds {big} {getattr(self, big)}")
         steps = self.shared_carveout_kb
         require(len(steps) > 0, f"{p}shared_carveout_kb: needs at least one carve-out step")
         require(steps[0] >= 0, f"{p}shared_carveout_kb: steps must be >= 0, got {list(steps)}")
         require(all(a < b for a, b in zip(steps, steps[1:])),
-                 f"{p}shared_carveout_kb: steps must be strictly increasing, got {list(steps)}")
+                f"{p}shared_carveout_kb: steps must be strictly increasing, got {list(steps)}")
         require(steps[-1] * 1024 == self.shared_bytes_per_sm,
-                 f"{p}shared_carveout_kb: the largest step ({steps[-1]} KB = {steps[-1] * 1024} B) must equal "
-                 f"shared_bytes_per_sm ({self.shared_bytes_per_sm} B)")
+                f"{p}shared_carveout_kb: the largest step ({steps[-1]} KB = {steps[-1] * 1024} B) must equal "
+                f"shared_bytes_per_sm ({self.shared_bytes_per_sm} B)")
 
     @property
     def warps_per_subpartition(self) -> int:
@@ -180,13 +180,13 @@ class GpuConfig:
         check_field_types(self, "")
         require(self.clock_mhz > 0, f"clock_mhz: must be > 0, got {self.clock_mhz}")
         require(self.kernel_launch_cycles >= 0,
-                 f"kernel_launch_cycles: must be >= 0, got {self.kernel_launch_cycles}")
+                f"kernel_launch_cycles: must be >= 0, got {self.kernel_launch_cycles}")
         require(self.block_launch_cycles >= 0,
-                 f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
+                f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
         for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles"):
             require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
         require(self.imad_issue_interval_cycles > 0,
-                 f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
+                f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
         _check_keys("issue_interval_cycles", self.issue_interval_cycles, [u.value for u in Unit], minimum=1)
         # "none" (no register result) has latency 0 by definition and need not be written in a preset.
         _check_keys("latency_cycles", self.latency_cycles,
@@ -238,7 +238,7 @@ def _check_keys(name: str, table: Mapping[str, int], required: list[str], minimu
                 optional: tuple[str, ...] = ()) -> None:
     for key in table:
         require(key in required or key in optional,
-                 f"{name}.{key}: unknown key; expected {', '.join(required + list(optional))}")
+                f"{name}.{key}: unknown key; expected {', '.join(required + list(optional))}")
     for key in required:
         require(key in table, f"{name}.{key}: missing")
     for key, value in table.items():

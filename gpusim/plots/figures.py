@@ -11,8 +11,8 @@ import numpy as np
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from gpusim.timing.warp_states import STALL_REASONS
 from gpusim.memory.dram import Command, RowOutcome
+from gpusim.timing.warp_states import STALL_REASONS
 
 # One colour per warp state, stable across figures (tab20 order, the issuing states first).
 _PALETTE = ["#2ca02c", "#98df8a", "#d62728", "#ff9896", "#1f77b4", "#9467bd", "#ff7f0e", "#ffbb78",

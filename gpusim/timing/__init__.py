@@ -23,14 +23,14 @@ from gpusim.errors import LaunchError
 from gpusim.functional.trace import KernelTrace
 from gpusim.memory.fixed_latency import FixedLatencyMemory
 from gpusim.memory.system import MemorySystem
-from gpusim.timing.metrics import timing_counters
-from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason, stall_metric_name
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
 from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
 from gpusim.timing.hooks import TimingObserver, combine_observers
 from gpusim.timing.lsu import LsuFrontEnd
+from gpusim.timing.metrics import timing_counters
 from gpusim.timing.result import TimingResult
 from gpusim.timing.schedulers import SCHEDULERS, register_scheduler
+from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason, stall_metric_name
 
 __all__ = ["simulate", "TimingResult", "FixedLatencyMemory", "SCHEDULERS", "register_scheduler",
            "estimate_regs_per_thread", "GpuTimingModel", "BlockScheduler", "DecodedKernel", "TimingObserver",

@@ -20,10 +20,10 @@ from collections import deque
 import numpy as np
 
 from gpusim.functional.trace import KernelTrace
-from gpusim.timing.warp_states import N_STALL_REASONS
 from gpusim.timing.decode import SMSP_PIPES, DecodedKernel, schedule_rows
 from gpusim.timing.schedulers import make_scheduler
 from gpusim.timing.sm import INF, StreamingMultiprocessor, Warp
+from gpusim.timing.warp_states import N_STALL_REASONS
 
 PROGRESS_INTERVAL_S = 0.5
 

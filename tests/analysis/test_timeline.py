@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
+from gpusim.analysis.timeline import TimelineCollector, _bin_intervals, auto_bin_cycles, collect_timeline
 from gpusim.config import load_gpu
 from gpusim.memory.dram import Command, RowOutcome
 from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS
-from gpusim.analysis.timeline import TimelineCollector, _bin_intervals, auto_bin_cycles, collect_timeline
 
 
 def test_auto_bin_width_is_round_and_bounded():

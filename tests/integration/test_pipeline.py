@@ -14,9 +14,9 @@ import pytest
 import gpusim
 import programs
 from gpusim.config import load_gpu
-from gpusim.timing.warp_states import STALL_REASONS
 from gpusim.memory.dram import Command
 from gpusim.timing import TimingObserver
+from gpusim.timing.warp_states import STALL_REASONS
 
 H100 = load_gpu("h100")
 SMALL_GPU = H100.replace(**{"sm.count": 4})

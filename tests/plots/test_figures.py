@@ -6,9 +6,9 @@ from matplotlib.figure import Figure
 
 matplotlib.use("Agg")
 
+from gpusim.analysis.timeline import Timeline  # noqa: E402
 from gpusim.plots import figures  # noqa: E402
 from gpusim.timing.warp_states import STALL_REASONS, StallReason  # noqa: E402
-from gpusim.analysis.timeline import Timeline  # noqa: E402
 
 I64 = np.int64
 

@@ -7,9 +7,9 @@ import pytest
 
 from gpusim.config import load_gpu
 from gpusim.errors import LaunchError
-from gpusim.timing.warp_states import STALL_REASONS, stall_metric_name
 from gpusim.timing import TimingObserver, estimate_regs_per_thread, simulate
 from gpusim.timing.synthetic import ins, make_trace
+from gpusim.timing.warp_states import STALL_REASONS, stall_metric_name
 
 
 @pytest.fixture(scope="module")

@@ -96,8 +96,8 @@ class DramChannel:
     buses make that the smaller effect); the pseudo-channels of a channel are independent.
     """
 
-    __slots__ = ("t", "observer", "index", "policy_closed", "open_row", "bank_next_act", "bank_next_pre", "bank_col_ready",
-                 "bank_epoch", "acts", "bg_acts", "bg_cols", "last_read_col",
+    __slots__ = ("t", "observer", "index", "policy_closed", "open_row", "bank_next_act", "bank_next_pre",
+                 "bank_col_ready", "bank_epoch", "acts", "bg_acts", "bg_cols", "last_read_col",
                  "last_write_end", "slot_ck", "bus", "bus_max_slot", "refresh_offset", "n_banks",
                  "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
                  "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group")
