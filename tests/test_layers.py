@@ -1,4 +1,5 @@
-"""The import graph follows the layers: config below memory below timing below analysis and the front ends.
+"""The import graph follows the layers: config and the functional emulator below memory, below timing, below
+analysis and the front ends (isa, the bottom layer, has its own test: tests/isa/test_layering.py).
 
 Read from the source with ``ast`` (imports inside functions count too): a lower layer never imports a higher
 one, the memory system never sees the trace format (``gpusim.functional``), and the model's modules import
@@ -14,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # package -> the packages (prefixes) its modules may import from gpusim and isa
 ALLOWED = {
     "gpusim.config": ("gpusim.config", "gpusim.errors", "isa"),
+    "gpusim.functional": ("gpusim.functional", "gpusim.errors", "isa"),
     "gpusim.memory": ("gpusim.memory", "gpusim.config", "gpusim.errors", "isa"),
     "gpusim.timing": ("gpusim.timing", "gpusim.memory", "gpusim.config", "gpusim.functional", "gpusim.errors",
                       "isa"),
@@ -37,8 +39,9 @@ def _imports(name: str, path: Path, top_level_only: bool = False) -> set[str]:
         if isinstance(node, ast.Import):
             out.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            out.add(node.module)
-            out.update(f"{node.module}.{a.name}" for a in node.names)
+            for a in node.names:     # ``from package import submodule`` depends on the submodule only
+                sub = f"{node.module}.{a.name}"
+                out.add(sub if sub in MODULES else node.module)
     return {m for m in out if m.split(".")[0] in ("gpusim", "isa")}
 
 

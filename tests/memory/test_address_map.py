@@ -2,8 +2,7 @@
 
 The trace records local accesses as per-thread offsets into the thread's local memory (0 .. local size);
 the map interleaves them as the hardware does, so a warp reading one local word moves one 128-byte row.
-These tests build such traces by hand (the emulator's recording of ``.local`` offsets is the functional
-side's).
+Hand-built traces test the map alone; a kernel with a local array tests it end to end.
 """
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ from gpusim.errors import LaunchError
 from gpusim.functional.trace import KernelTrace, StaticInstr
 from gpusim.memory.address_map import CONST_BASE, LOCAL_BASE, LOCAL_END, PARAM_BASE, AddressMap
 from gpusim.memory.coalescer import Coalescer
+from gpusim.memory.request import STORE
 from gpusim.timing import simulate
 from gpusim.timing.lsu import LsuFrontEnd
 from isa.units import MemSpace
@@ -104,7 +104,7 @@ def local_array_trace(n_warps: int, words: int) -> KernelTrace:
         mem_space=np.full(int(mem.sum()), MemSpace.LOCAL.code, np.uint8))
 
 
-def test_a_kernel_with_a_local_array_costs_4_sectors_per_warp_access():
+def test_per_thread_local_offsets_cost_4_sectors_per_warp_access():
     n_warps, words = 6, 5
     trace = local_array_trace(n_warps, words)
     requests = LsuFrontEnd(load_gpu("h100")).requests(trace)
@@ -116,3 +116,51 @@ def test_a_kernel_with_a_local_array_costs_4_sectors_per_warp_access():
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 4 * words * n_warps
     assert c["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == words * n_warps
     assert c["lts__t_sectors_op_write.sum"] == 4 * words * n_warps        # write-through, once per sector
+
+
+LOCAL_ARRAY_PTX = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry local_array(.param .u64 out)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .local .align 8 .b32 arr[8];
+    mov.u32 %r0, %tid.x;
+    mov.u32 %r5, %ctaid.x;
+    mad.lo.u32 %r6, %r5, 128, %r0;
+    st.local.u32 [arr+4], %r0;
+    st.local.v2.u32 [arr+8], {%r6, %r0};
+    ld.local.u32 %r1, [arr+4];
+    ld.local.v2.u32 {%r2, %r3}, [arr+8];
+    add.u32 %r4, %r1, %r2;
+    add.u32 %r4, %r4, %r3;
+    ld.param.u64 %rd0, [out];
+    cvta.to.global.u64 %rd1, %rd0;
+    mul.wide.u32 %rd2, %r6, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r4;
+}
+"""
+
+
+def test_a_kernel_with_a_local_array_costs_4_sectors_per_warp_word_end_to_end():
+    """Each thread keeps three words in a local array: one 32-bit store and load (4 sectors per warp), one
+    64-bit pair (8 sectors: two rows of the warp), then one coalesced global store of the sum."""
+    import gpusim
+    blocks, threads = 64, 128
+    warps = blocks * threads // 32
+    res = gpusim.run(LOCAL_ARRAY_PTX, grid=blocks, block=threads, args=[np.zeros(blocks * threads, np.uint32)],
+                     mode="timing")
+    gid = np.arange(blocks * threads)
+    assert np.array_equal(res.args[0], 2 * (gid % threads) + gid)
+    c = res.counters
+    assert c["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 2 * warps
+    assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == (4 + 8) * warps
+    assert c["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] == 3 * warps
+    assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == (4 + 8 + 4) * warps
+    requests = LsuFrontEnd(load_gpu("h100")).requests(res.trace)
+    local = [r for r in requests if r.space is MemSpace.LOCAL]
+    assert all(min(r.sectors) * 32 >= LOCAL_BASE for r in local)
+    stores = [r for r in local if r.op == STORE]
+    assert len({s for r in stores for s in r.sectors}) == sum(len(r.sectors) for r in stores)   # no overlap
