@@ -1,7 +1,7 @@
 """Timelines: what happened when, per SM and sub-partition, from the timing model's observer events.
 
 A :class:`TimelineCollector` is a :class:`gpusim.timing.hooks.TimingObserver` that only *buffers*: each
-event (a small tuple) is appended to a plain list (the SimPy guide's advice: buffer monitoring data,
+event (a small named tuple) is appended to a plain list (the SimPy guide's advice: buffer monitoring data,
 process it in chunks), and every ``CHUNK`` events the list is packed into an int64 array. Nothing is binned
 during the simulation. :meth:`TimelineCollector.finish` turns the buffers into a :class:`Timeline`:
 
@@ -33,8 +33,9 @@ from gpusim.timing.hooks import TimingObserver, combine_observers
 from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason
 
 TARGET_BINS = 200
-CHUNK = 1 << 16
-ISSUE_CODE = 32            # event code of an issue: ISSUE_CODE + smsp (warp states are 0..N_STALL_REASONS-1)
+# Events are named tuples, which the garbage collector tracks as long as they live (it untracks only plain
+# tuples of atoms), so buffers are packed into arrays often: few events are ever alive at once.
+CHUNK = 1 << 10
 SELECTED = int(StallReason.SELECTED)
 NOT_SELECTED = int(StallReason.NOT_SELECTED)
 
@@ -90,30 +91,31 @@ class TimelineCollector(TimingObserver):
     """
 
     def __init__(self) -> None:
-        self._core = _Buffer(5)          # (cycle, sm, warp, pc, state or ISSUE_CODE + smsp), in event order
+        self._issues = _Buffer(5)        # WarpIssue
+        self._states = _Buffer(5)        # WarpStateChange
         self._shared = _Buffer(7)        # SharedAccess
         self._global = _Buffer(6)        # GlobalAccess
         self._dram = _Buffer(5)          # DramCommand
-        self._rows = self._core.rows
+        self._issue_rows = self._issues.rows
+        # The most frequent events are kept as they come, with no Python frame: a list's own append.
+        self.on_warp_state = self._states.rows.append
         self.on_shared_access = self._shared.add
         self.on_global_access = self._global.add
         self.on_dram_command = self._dram.add
 
     # -- the events (hot path: one tuple append) --------------------------------------------------------
     def on_issue(self, e) -> None:
-        rows = self._rows
-        rows.append((e[0], e[1], e[3], e[4], ISSUE_CODE + e[2]))
-        if len(rows) >= CHUNK:
-            self._core.pack()
-
-    def on_warp_state(self, e) -> None:
-        self._rows.append(e)            # WarpStateChange is (cycle, sm, warp, pc, state) already
+        rows = self._issue_rows
+        rows.append(e)
+        if len(rows) >= CHUNK:           # a warp changes state a few times per issue: pack both
+            self._issues.pack()
+            self._states.pack()
 
     # -- after the simulation ---------------------------------------------------------------------------
     def finish(self, trace, timing, gpu, *, bin_cycles: int | None = None) -> "Timeline":
         """Build the :class:`Timeline` of ``trace`` simulated as ``timing`` (a TimingResult) on ``gpu``."""
-        return build_timeline(trace, timing, load_gpu(gpu), self._core.array(), self._shared.array(),
-                              self._global.array(), self._dram.array(), bin_cycles=bin_cycles)
+        return build_timeline(trace, timing, load_gpu(gpu), self._issues.array(), self._states.array(),
+                              self._shared.array(), self._global.array(), self._dram.array(), bin_cycles=bin_cycles)
 
 
 def _merge_runs(warp, start, end, state, pc):
@@ -309,8 +311,8 @@ class Timeline:
                 f"{self.global_['cycle'].size:,} global requests, {self.dram['cycle'].size:,} DRAM commands")
 
 
-def build_timeline(trace, timing, gpu, core: np.ndarray, shared_ev: np.ndarray, global_ev: np.ndarray,
-                   dram_ev: np.ndarray, *, bin_cycles=None) -> Timeline:
+def build_timeline(trace, timing, gpu, iss: np.ndarray, states: np.ndarray, shared_ev: np.ndarray,
+                   global_ev: np.ndarray, dram_ev: np.ndarray, *, bin_cycles=None) -> Timeline:
     """Turn the collector's raw arrays into a :class:`Timeline` (see :meth:`TimelineCollector.finish`)."""
     n_warps = trace.n_warps
     n_sub = int(gpu.sm.subpartitions)
@@ -318,20 +320,26 @@ def build_timeline(trace, timing, gpu, core: np.ndarray, shared_ev: np.ndarray, 
     end = np.asarray(timing.warp_end_cycle, dtype=np.int64)
     warp_sm = np.asarray(timing.warp_sm, dtype=np.int64)
 
-    # warp-state change points: the start of each warp (NOT_SELECTED placeholder), on_state, on_issue
-    is_issue = core[:, 4] >= ISSUE_CODE
+    # warp-state change points: the start of each warp (a NOT_SELECTED placeholder), state changes, issues.
+    # Per warp they are in cycle order; at one cycle the placeholder comes first, then state changes in the
+    # order they came, then the issue (a warp issues at most once per cycle, and only after its state
+    # changes of that cycle).
     warp_smsp = np.zeros(n_warps, dtype=np.int64)
-    iss = core[is_issue]
-    warp_smsp[iss[:, 2]] = iss[:, 4] - ISSUE_CODE
+    warp_smsp[iss[:, 3]] = iss[:, 2]
     ok = np.flatnonzero(start >= 0)
     first_row = np.asarray(trace.warp_start[:-1], dtype=np.int64)
     first_pc = np.asarray(trace.pc, dtype=np.int64)[np.minimum(first_row, max(trace.n_instructions - 1, 0))] \
         if trace.n_instructions else np.zeros(n_warps, dtype=np.int64)
-    st_cycle = np.concatenate([start[ok], core[:, 0]])
-    st_warp = np.concatenate([ok, core[:, 2]])
-    st_pc = np.concatenate([first_pc[ok], core[:, 3]])
-    st_state = np.concatenate([np.full(ok.size, NOT_SELECTED), np.where(is_issue, SELECTED, core[:, 4])])
-    order = np.argsort(st_warp, kind="stable")      # per warp, emission order is cycle order
+    st_cycle = np.concatenate([start[ok], states[:, 0], iss[:, 0]])
+    st_warp = np.concatenate([ok, states[:, 2], iss[:, 3]])
+    st_pc = np.concatenate([first_pc[ok], states[:, 3], iss[:, 4]])
+    st_state = np.concatenate([np.full(ok.size, NOT_SELECTED), states[:, 4], np.full(len(iss), SELECTED)])
+    kind = np.repeat(np.arange(3), [ok.size, len(states), len(iss)])
+    span = int(st_cycle.max()) + 1 if st_cycle.size else 1
+    if (n_warps + 1) * span * 3 < 1 << 62:
+        order = np.argsort((st_warp * span + st_cycle) * 3 + kind, kind="stable")   # equal keys keep their order
+    else:
+        order = np.lexsort((kind, st_cycle, st_warp))
     st_cycle, st_warp, st_pc, st_state = st_cycle[order], st_warp[order], st_pc[order], st_state[order]
     nxt = np.empty_like(st_cycle)
     if st_cycle.size:
@@ -341,8 +349,7 @@ def build_timeline(trace, timing, gpu, core: np.ndarray, shared_ev: np.ndarray, 
         nxt[last] = end[st_warp[last]]
     w, s, e, stt, pc = _merge_runs(st_warp, st_cycle, nxt, st_state, st_pc)
     intervals = {"warp": w, "start": s, "end": e, "state": stt, "pc": pc}
-    issues = {"cycle": iss[:, 0], "sm": iss[:, 1], "smsp": iss[:, 4] - ISSUE_CODE, "warp": iss[:, 2],
-              "pc": iss[:, 3]}
+    issues = {"cycle": iss[:, 0], "sm": iss[:, 1], "smsp": iss[:, 2], "warp": iss[:, 3], "pc": iss[:, 4]}
 
     # memory events, as the LSU and the DRAM channels reported them
     ptx_line = np.array([i.ptx_line for i in trace.instructions] or [0], dtype=np.int64)

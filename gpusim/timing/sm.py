@@ -29,6 +29,7 @@ from gpusim.timing.warp_states import N_STALL_REASONS, StallReason
 from isa.units import MemSpace
 
 SHARED, GLOBAL, LOCAL = MemSpace.SHARED, MemSpace.GLOBAL, MemSpace.LOCAL
+_event = tuple.__new__          # _event(WarpIssue, (...)) is WarpIssue(...) without a Python-level __new__
 INF = 1 << 62
 NS = N_STALL_REASONS
 SELECTED = int(StallReason.SELECTED)
@@ -145,7 +146,7 @@ class SubPartition:
         w.since = now
         obs = self.observer
         if obs is not None:
-            obs.on_warp_state(WarpStateChange(now, self.sm.sm_id, w.gid, w.pc, state))
+            obs.on_warp_state(_event(WarpStateChange, (now, self.sm.sm_id, w.gid, w.pc, state)))
 
     def cycle(self, now: int) -> None:
         """Look at every warp whose ``ready_at`` has come; issue one of the eligible ones."""
@@ -215,7 +216,7 @@ class SubPartition:
         self.inst_executed += 1
         obs = self.observer
         if obs is not None:
-            obs.on_issue(WarpIssue(now, self.sm.sm_id, self.index, w.gid, pc))
+            obs.on_issue(_event(WarpIssue, (now, self.sm.sm_id, self.index, w.gid, pc)))
         op, dsts, lat, st, p, interval, is_store = self.issue_info[pc]
         t0 = now + 1
         s0 = NOT_SELECTED
@@ -296,7 +297,7 @@ class SubPartition:
             w.state = NOT_SELECTED
             w.ready_at = n1
         if obs is not None:
-            obs.on_warp_state(WarpStateChange(n1, self.sm.sm_id, w.gid, npc, w.state))
+            obs.on_warp_state(_event(WarpStateChange, (n1, self.sm.sm_id, w.gid, npc, w.state)))
         if op == OP_BARRIER:
             b = w.block
             b.arrived += 1
@@ -310,7 +311,7 @@ class SubPartition:
         end = now + 1
         if w.last_store_cycle > end:
             if self.observer is not None:
-                self.observer.on_warp_state(WarpStateChange(end, self.sm.sm_id, w.gid, w.pc, DRAIN))
+                self.observer.on_warp_state(_event(WarpStateChange, (end, self.sm.sm_id, w.gid, w.pc, DRAIN)))
             d = w.last_store_cycle - end
             w.stall[DRAIN] += d
             self.sm.pc_stalls[w.pc * NS + DRAIN] += d
@@ -460,6 +461,6 @@ def _observe_access(obs, now: int, sm: int, warp: int, pc: int, req, ready: int)
     """The LSU's events for a memory request (shared, or global/local that reached L1TEX)."""
     sp = req.space
     if sp is SHARED:
-        obs.on_shared_access(SharedAccess(now, sm, warp, pc, req.wavefronts, req.ideal_wavefronts, ready))
+        obs.on_shared_access(_event(SharedAccess, (now, sm, warp, pc, req.wavefronts, req.ideal_wavefronts, ready)))
     elif (sp is GLOBAL or sp is LOCAL) and req.active_lanes:
-        obs.on_global_access(GlobalAccess(now, sm, warp, pc, len(req.sectors), ready))
+        obs.on_global_access(_event(GlobalAccess, (now, sm, warp, pc, len(req.sectors), ready)))

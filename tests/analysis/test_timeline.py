@@ -133,7 +133,7 @@ def test_collector_chunks_large_buffers(monkeypatch):
     col = TimelineCollector()
     from gpusim.timing import simulate
     t = simulate(r.trace, "h100", observer=col)
-    assert len(col._core.chunks) > 1
+    assert len(col._issues.chunks) > 1 and len(col._states.chunks) > 1
     tl = col.finish(r.trace, t, "h100")
     assert np.array_equal(tl.warp_state_cycles(), t.stalls_by_warp)
     assert tl.states_sm.shape == (132, N_STALL_REASONS, tl.n_bins)

@@ -55,6 +55,7 @@ class DramCommand(NamedTuple):
     outcome: RowOutcome
 
 
+_event = tuple.__new__          # _event(DramCommand, (...)) is DramCommand(...) without a Python-level __new__
 _PRUNE_SLOTS = 1 << 17
 
 
@@ -207,7 +208,7 @@ class DramChannel:
                 pre = max(arrival, self.bank_next_pre[bank])
                 act = max(pre + T.nRP, self.bank_next_act[bank])
                 if obs is not None:
-                    obs.on_dram_command(DramCommand(pre, self.index, bank, PRE, kind))
+                    obs.on_dram_command(_event(DramCommand, (pre, self.index, bank, PRE, kind)))
             act = self._act_slot(self._outside_refresh(act, bank), bg, bank)
             self.bank_next_act[bank] = act + T.nRC
             self.bank_next_pre[bank] = act + T.nRAS
@@ -215,7 +216,7 @@ class DramChannel:
             col = act + (T.nRCDW if is_write else T.nRCD)
             self.bank_col_ready[bank] = col
             if obs is not None:
-                obs.on_dram_command(DramCommand(act, self.index, bank, ACT, kind))
+                obs.on_dram_command(_event(DramCommand, (act, self.index, bank, ACT, kind)))
         if is_write:
             col = max(col, self.last_read_col + T.nRTW)
             cas = T.nCWL
@@ -262,7 +263,7 @@ class DramChannel:
             self.row_conflicts += 1
             self.bank_conflicts[bank] += 1
         if obs is not None:
-            obs.on_dram_command(DramCommand(col, self.index, bank, WR if is_write else RD, kind))
+            obs.on_dram_command(_event(DramCommand, (col, self.index, bank, WR if is_write else RD, kind)))
         return data_end
 
 
