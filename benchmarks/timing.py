@@ -7,7 +7,7 @@
     python -m cProfile -s tottime benchmarks/timing.py --only matmul --repeat 1 | head -40
 
 Workloads (traces from the functional emulator, recorded once; only ``gpusim.timing.simulate`` is timed,
-which includes ``MemorySystem.prepare``):
+which includes building the memory requests, ``gpusim.timing.lsu``):
 
 * ``matmul``: programs/matmul_tiled size "default" (width 256, 16x16 tiles), 2.5 M warp-instructions;
 * ``gmem_stride_probe``: size "default" (2^20 elements, stride 1), streaming copy, 0.69 M;
@@ -31,6 +31,20 @@ the 256 matmul) -> 145 k/s (47e551f: hot-loop lookups bound once).  prepare() on
 0.9 s (f28e56d vectorised, bf1822f distinct shared rows once).  The streaming kernels are bound by the core's
 per-cycle warp scan (64 resident warps/SM, 16 per scheduler, mostly waiting on DRAM) and by warps bouncing
 between not_selected and lg_throttle on the LSU pipe, not by the memory system (~25% of their time).
+
+The memory seam (2026-11-22: MemoryRequest objects built once by the LSU front end and shared between equal
+slots, typed observer events, the next-event loop without SimPy), ``python benchmarks/timing.py --repeat 1``
+alternating with the previous main (cc3d2d3) five times each, median (and best) of the five:
+
+| code          | matmul 256 (2.5 M)            | gmem_stride_probe (0.69 M)   | vector_add 2^20 (0.72 M)     |
+| ------------- | ----------------------------- | ---------------------------- | ---------------------------- |
+| main, wall    | 185,030 /s (best 205,399)     | 80,849 /s (best 86,610)      | 63,062 /s (best 73,706)      |
+| seam, wall    | 203,562 /s (best 219,196)     | 85,433 /s (best 95,040)      | 68,394 /s (best 73,822)      |
+| main, CPU s   | 12.71 (best 11.04)            | 8.40 (best 7.88)             | 10.41 (best 9.70)            |
+| seam, CPU s   | 12.29 (best 10.62)            | 7.84 (best 7.13)             | 10.53 (best 9.47)            |
+
+Requests for the 256 matmul (1.19 M memory slots, 1.11 M of them shared) take 0.41 s to build, where
+``MemorySystem.prepare`` took 0.52 s.
 
 Tried and not kept (2026-11-21, interleaved A/B of ``simulate`` on saved traces, CPU time, 3 pairs each; patch
 kept out of the tree): per-cycle warp buckets for sub-partitions with >= 8 warps plus skipping the look at
