@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpusim.config import GpuConfig, SmSpec, load_gpu, preset_names, preset_path
+from gpusim.config import GpuConfig, SchedulerSpec, SmSpec, load_gpu, preset_names, preset_path
 from gpusim.errors import ConfigError
 from isa.units import LatencyClass, Unit
 
@@ -180,7 +180,7 @@ def test_scheduler_table_holds_the_policy_and_its_parameters():
     assert (gpu.scheduler.policy, gpu.scheduler.active_pool_warps) == ("gto", 8)
     assert gpu.to_dict()["scheduler"] == {"policy": "gto", "active_pool_warps": 8}
     short = load_gpu("h100", overrides={"scheduler": "lrr"})          # scheduler = "lrr" stands for the table
-    assert short.scheduler == gpu.scheduler.__class__(policy="lrr")
+    assert short.scheduler == SchedulerSpec(policy="lrr")
     assert "scheduler.active_pool_warps: int = 8" in GpuConfig.describe()
 
 
