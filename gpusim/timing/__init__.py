@@ -1,6 +1,6 @@
-"""The timing model: a discrete-event GPU (a next-event loop over SMs, :mod:`~gpusim.timing.gpu`) that replays
-a functional-emulator trace and says how many cycles it takes, with Nsight-named counters and warp-stall
-breakdowns.
+"""The timing model: a discrete-event GPU on a SimPy clock (one next-event process over SMs,
+:mod:`~gpusim.timing.gpu`) that replays a functional-emulator trace and says how many cycles it takes, with
+Nsight-named counters and warp-stall breakdowns.
 
     >>> from gpusim.timing import simulate
     >>> res = simulate(trace, "h100", scheduler="gto")

@@ -1,14 +1,14 @@
-"""The GPU as the timing model sees it: a kernel launch, the block scheduler, and the SMs, advanced by one
-next-event loop.
+"""The GPU as the timing model sees it: a kernel launch, the block scheduler, and the SMs, advanced on one
+SimPy clock.
 
-The engine is a plain discrete-event loop with next-event time advance: a heap holds, for every SM that
-has something left to do, the next cycle at which anything can change on it; the loop pops the earliest,
-lets that SM step (it returns its own next interesting cycle) and pushes it back.  Time jumps straight
-from one such cycle to the next, so idle cycles cost nothing, and there is no event per warp or per
-cycle: an SM's warps, pipes and barriers are scanned inside its step (see :mod:`gpusim.timing.sm`).  This is
-the core of a SimPy environment (a heap of timed events with a sequence number to break ties) without
-SimPy's generator processes, which cost a resume per event and bought nothing here (DESIGN.md: "Speed in
-Python").
+SimPy owns simulated time (``env.now`` is the GPU cycle). The GPU runs as one SimPy process, a next-event
+loop: a heap holds, for every SM that has something left to do, the next cycle at which anything can change
+on it; the loop pops the earliest, lets that SM step (it returns its own next interesting cycle) and pushes
+it back, and yields a SimPy timeout only when the clock moves. So idle cycles cost nothing, and there is one
+SimPy event per distinct cycle, not one per SM, warp or cycle: an SM's warps, pipes and barriers are
+scanned inside its step (see :mod:`gpusim.timing.sm`). One SimPy process per SM, resumed at every step,
+cost 1.66 M events on the 256 matmul against 40 k this way (DESIGN.md, "Speed in Python"); whatever else
+comes to run beside the SMs (further launches, host activity) joins the same environment as a process.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import time
 from collections import deque
 
 import numpy as np
+import simpy
 
 from gpusim.functional.trace import KernelTrace
 from gpusim.timing.decode import SMSP_PIPES, DecodedKernel, schedule_rows
@@ -146,16 +147,19 @@ class GpuTimingModel:
     def run(self) -> int:
         self.sms = [StreamingMultiprocessor(i, self) for i in range(self.gpu.sm.count)]
         self.block_scheduler.initial_dispatch(self.sms, self.blocks_per_sm, self.gpu.kernel_launch_cycles)
-        last = self._event_loop()
-        self.cycles = max(last, self.block_scheduler.last_completion)
+        env = simpy.Environment()
+        env.process(self._event_loop(env))
+        env.run()
+        self.cycles = max(int(env.now), self.block_scheduler.last_completion)
         if self.progress is not None:
             self.progress(self.cycles, self.blocks_done, self.block_scheduler.n_blocks)
         return self.cycles
 
-    def _event_loop(self) -> int:
-        """Step the SMs in time order from a heap of (next cycle, sequence, SM) until none has anything left;
-        returns the latest cycle any SM stepped at.  The sequence number breaks ties in the order SMs were
-        pushed, so SMs that step in the same cycle reach the shared memory system in a fixed order."""
+    def _event_loop(self, env: simpy.Environment):
+        """The GPU's SimPy process: step the SMs in time order from a heap of (next cycle, sequence, SM) until
+        none has anything left, advancing ``env`` to each cycle at which some SM steps.  The sequence number
+        breaks ties in the order SMs were pushed, so SMs that step in the same cycle reach the shared memory
+        system in a fixed order."""
         heap = []
         seq = 0
         for sm in self.sms:
@@ -170,6 +174,7 @@ class GpuTimingModel:
         while heap:
             t, _, sm = pop(heap)
             if t > now:
+                yield env.timeout(t - now)
                 now = t
             nxt = sm.step(t)
             if progress:
@@ -177,4 +182,3 @@ class GpuTimingModel:
             if nxt < INF:
                 push(heap, (nxt, seq, sm))
                 seq += 1
-        return now

@@ -1,7 +1,7 @@
 """The streaming multiprocessor: resident blocks, warps bound to sub-partitions, warp schedulers, scoreboard,
 pipelines, barriers, and warp-state (stall) accounting.
 
-Speed (see DESIGN.md, "Speed in Python"): no event per warp or per cycle.  The GPU's next-event loop
+Speed (see DESIGN.md, "Speed in Python"): no event per warp or per cycle.  The GPU's next-event SimPy process
 (:mod:`gpusim.timing.gpu`) calls :meth:`StreamingMultiprocessor.step` only at cycles where something can
 change on the SM; there every sub-partition whose next interesting cycle has come looks at its warps, and
 the step returns the earliest cycle at which anything changes next (a register becomes ready, a pipe frees,
