@@ -113,23 +113,23 @@ def load_module(source: str | Path, *, line_info: bool = True, launch: str | Pat
         bundled_ptx = _bundled_ptx(path)
         if path.suffix == ".cu":
             if bundled_ptx is not None:
-                return load_ptx(bundled_ptx), spec
+                return load_ptx(bundled_ptx, strict=False), spec
             if not path.exists():
                 raise GpusimError(f"{path}: no such file")
             from gpusim.cuda import compile_cuda
             compiled = compile_cuda(path, line_info=line_info)
             # named as `gpusim compile` would write it; errors name the .cu lines through .loc
-            return parse_ptx(compiled.ptx, path.with_suffix(".ptx").name, path.parent), spec
+            return parse_ptx(compiled.ptx, path.with_suffix(".ptx").name, path.parent, strict=False), spec
         if path.exists():
-            return load_ptx(path), spec
+            return load_ptx(path, strict=False), spec
         if bundled_ptx is not None:
-            return load_ptx(bundled_ptx), spec
+            return load_ptx(bundled_ptx, strict=False), spec
         raise GpusimError(f"{source}: no such file (expected a .ptx or .cu file, a bundled program name, "
                           f"or PTX text)")
     if text is None:
         raise GpusimError(f"source must be a path or PTX text, not {type(source).__name__}")
     digest = hashlib.sha1(text.encode()).hexdigest()[:8]
-    return parse_ptx(text, f"<ptx {digest}>"), spec
+    return parse_ptx(text, f"<ptx {digest}>", strict=False), spec
 
 
 def _bundled():
@@ -203,11 +203,13 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         launch: str | Path | None = None, mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
         seed: int = 0, check: bool = False, gpu="h100", regs_per_thread: int | None = None,
         scheduler: str | None = None, budget: int = DEFAULT_BUDGET, record_trace: bool | None = None,
-        progress=None, observer=None, timeline: bool = False) -> RunResult:
+        progress=None, observer=None, timeline: bool = False, fmad: bool = True) -> RunResult:
     """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing";
     ``launch`` names a launch file (default: the ``.toml`` beside the source).
     ``observer``: a :class:`gpusim.timing.hooks.TimingObserver` that sees the timing model's events;
-    ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.analysis.timeline`) during the run."""
+    ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.analysis.timeline`) during the run.
+    ``fmad=False`` keeps every mul and add separately rounded (as ``nvcc --fmad=false``); by default they are
+    contracted into fma where ptxas would (:mod:`isa.contract`)."""
     if mode not in MODES:
         raise LaunchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     budget = DEFAULT_BUDGET if budget is None else budget
@@ -246,7 +248,7 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         check_args(spec, k, _cuda_params(source, spec, k.name))
     if regs_per_thread is None and spec is not None:
         regs_per_thread = spec.registers(k.name)
-    emu = Emulator(module, budget=budget)
+    emu = Emulator(module, budget=budget, fmad=fmad)
     record = (mode == "timing") if record_trace is None else record_trace
     out = emu.launch(k.name, grid, block, list(args), symbols=symbols, shared_mem=int(shared_mem or 0),
                      record=record, regs_per_thread=regs_per_thread)

@@ -51,6 +51,14 @@ def _non_negative(text: str) -> int:
     return v
 
 
+def _bool_word(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes", "on"):
+        return True
+    if text.lower() in ("false", "0", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, not {text!r}")
+
+
 def add_launch_options(p: argparse.ArgumentParser) -> None:
     """The options that say which kernel to launch and how (source, launch file, kernel, grid, block, size,
     seed, dynamic shared memory, budget): shared by every command that runs a kernel, the plugins' included."""
@@ -68,6 +76,9 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
                    help="dynamic shared memory per block")
     p.add_argument("--budget", type=_positive, default=None, metavar="N",
                    help="stop a runaway kernel after N warp instructions (default 500,000,000)")
+    p.add_argument("--fmad", type=_bool_word, default=True, metavar="true|false",
+                   help="contract mul + add into fma as ptxas does by default (--fmad=false: as nvcc "
+                        "--fmad=false, every mul and add rounded on its own)")
 
 
 def _progress_printer(quiet: bool):
@@ -88,7 +99,7 @@ def _gpu(name: str, schedule: str | None):
 
 def cmd_run(a) -> int:
     import gpusim
-    kw = {}
+    kw = {"fmad": a.fmad}
     if a.budget is not None:
         kw["budget"] = a.budget
     res = gpusim.run(a.source, launch=a.launch, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode,
@@ -228,7 +239,7 @@ def cmd_occupancy(a) -> int:
 
 def cmd_trace(a) -> int:
     import gpusim
-    kw = {} if a.budget is None else {"budget": a.budget}
+    kw = {"fmad": a.fmad} if a.budget is None else {"budget": a.budget, "fmad": a.fmad}
     res = gpusim.run(a.source, launch=a.launch, kernel=a.kernel, grid=a.grid, block=a.block, mode="emulate",
                      size=a.size, seed=a.seed, record_trace=True, shared_mem=a.smem, **kw)
     res.trace.meta.update({"program": a.source, "size": res.size, "seed": a.seed})

@@ -1,5 +1,8 @@
 """Control-flow analysis: basic blocks, post-dominators, and the reconvergence PC of each branch.
 
+In a device function, ``ret`` leads to the virtual exit like ``exit``: a branch whose paths only meet there
+reconverges at the function's return (the linker, :mod:`isa.link`, gives that point a PC).
+
 Divergent lanes of a warp reconverge at the *immediate post-dominator* of the branch (as in GPGPU-Sim's SIMT
 stack and pre-Volta hardware): the first instruction that every path from the branch must pass through.
 A virtual exit node post-dominates everything; a branch whose paths only meet at kernel exit gets
@@ -16,7 +19,11 @@ def _leaders(instrs) -> list[int]:
             lead.add(ins.target)
             if ins.pc + 1 < n:
                 lead.add(ins.pc + 1)
-        elif ins.base in ("ret", "exit") and ins.pc + 1 < n:
+        elif ins.base == "brx":
+            lead.update(ins.targets)
+            if ins.pc + 1 < n:
+                lead.add(ins.pc + 1)
+        elif ins.base in ("ret", "exit", "trap") and ins.pc + 1 < n:
             lead.add(ins.pc + 1)
     return sorted(x for x in lead if x < n)
 
@@ -44,7 +51,11 @@ def reconvergence_points(instrs) -> dict[int, int]:
             unconditional = last.guard is None
             if not unconditional:
                 succ[b].add(block_of[end + 1] if end + 1 < n else exit_node)
-        elif last.base in ("ret", "exit"):
+        elif last.base == "brx":
+            succ[b].update(block_of[t] for t in last.targets)
+            if last.guard is not None:
+                succ[b].add(block_of[end + 1] if end + 1 < n else exit_node)
+        elif last.base in ("ret", "exit", "trap"):
             if last.guard is None:
                 succ[b].add(exit_node)
             else:
@@ -71,7 +82,7 @@ def reconvergence_points(instrs) -> dict[int, int]:
                 changed = True
     result: dict[int, int] = {}
     for ins in instrs:
-        if ins.base != "bra":
+        if ins.base not in ("bra", "brx"):
             continue
         b = block_of[ins.pc]
         strict = pdom[b] & ~(1 << b)

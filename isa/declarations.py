@@ -154,9 +154,9 @@ class Registers:
         rtype = p.next().text[1:]
         bits = PAIR_BITS[TYPE_BITS[rtype]]
         while True:
-            nt = p.expect_word("a register name")
-            if not nt.text.startswith("%"):
-                raise p.error(f"register names start with '%': {nt.text!r}", nt)
+            nt = p.expect_word("a register name")     # '%' is a convention: temp_param_reg is a register too
+            if nt.text.startswith("."):
+                raise p.error(f"expected a register name, found {nt.text!r}", nt)
             if p.accept("<"):
                 n = p.expect_int("a register count")
                 p.expect(">")

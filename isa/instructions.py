@@ -8,10 +8,12 @@ variables.
 """
 from __future__ import annotations
 
-from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, SPACE_LATENCY, SPACES,
+from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, OUT_OF_SCOPE, SPACE_LATENCY, SPACES,
                          SPECIAL_REGISTERS, TYPE_BITS, VECTOR_SPECIALS)
-from isa.program import Imm, Instruction, Label, Mem, Reg, SpecialReg, SymbolAddr, Vec
+from isa.program import CallInfo, Imm, Instruction, Label, Mem, Reg, SpecialReg, SymbolAddr, Vec
 from isa.tokenizer import INT_KINDS, Tok, int_value
+
+_PRED_TYPED = ("mov", "vote", "and", "or", "xor", "not")   # instructions that take the .pred type
 
 
 class InstructionParser:
@@ -41,7 +43,8 @@ class InstructionParser:
             raise p.error(f"expected ',' or ';' after an operand of {op_tok.text}, found "
                           f"{p.tok.text!r}" if p.tok.kind != "eof" else "expected ';', found end of file")
         p.next()
-        self.pending.append((op_tok, operands, guard, neg, start, p.loc))
+        # the { } scopes in force: a call sequence's registers and .param variables are resolved in them
+        self.pending.append((op_tok, operands, guard, neg, start, p.loc, list(self.registers.scopes)))
 
     def parse_operand(self):
         """Returns a raw operand: ('reg', name, tok) / ('imm', Imm, tok) / ('mem', base, off, tok) / ..."""
@@ -62,6 +65,16 @@ class InstructionParser:
                 off += sign * p.expect_int("an offset")
             p.expect("]")
             return ("mem", base, off, t)
+        if t.text == "(":      # the return-value and argument lists of call
+            p.next()
+            items = []
+            if p.tok.text != ")":
+                while True:
+                    items.append(self.parse_operand())
+                    if not p.accept(","):
+                        break
+            p.expect(")")
+            return ("list", items, t)
         if t.text == "{":
             p.next()
             items = []
@@ -92,7 +105,7 @@ class InstructionParser:
             return ("imm", Imm(int(t.text[2:], 16), True, 32 if t.kind == "fimm" else 64), t)
         if t.kind == "word":
             p.next()
-            if p.tok.text == "|" and t.text.startswith("%"):
+            if p.tok.text == "|":
                 p.next()
                 second = p.expect_word("a predicate register after '|'")
                 return ("pair", t, second, t)
@@ -110,16 +123,28 @@ class InstructionParser:
         base = parts[0]
         spec = OPCODES.get(base)
         if spec is None:
-            if base == "call":
-                raise p.error("device-function calls are not supported (compile with the calls inlined)", op_tok)
+            spec = OPCODES.get(".".join(parts[:2])) if len(parts) > 1 else None   # cp.async, mbarrier.init ...
+            if spec is not None:
+                base = spec.name
+                parts = [base] + parts[2:]
+        if spec is None:
+            why = OUT_OF_SCOPE.get(base) or OUT_OF_SCOPE.get(".".join(op_tok.text.split(".")[:2]))
+            if why:
+                raise p.error(f"'{op_tok.text}' is not supported: {why}", op_tok)
             raise p.error(f"unknown opcode '{op_tok.text}'", op_tok)
         types: list[str] = []
         mods: list[str] = []
         for s in parts[1:]:
-            if s in ALL_TYPES and s not in ("pred",) or (s == "pred" and base in ("mov", "vote", "and", "or",
-                                                                                 "xor", "not")):
+            if "::" in s:
+                head = s.split("::")[0]
+                if head in ("shared", "global") and head in spec.modifiers:
+                    s = head        # .shared::cta, .shared::cluster (a cluster of one block): .shared
+                elif head in ("L1", "L2", "level"):
+                    mods.append(s)  # cache hints: no effect on values
+                    continue
+            if s in ALL_TYPES and (s != "pred" or base in _PRED_TYPED) and (spec.ntypes or s not in spec.modifiers):
                 types.append(s)
-            elif s in spec.modifiers or (s.startswith("v") and s in ("v2", "v4") and "v2" in spec.modifiers):
+            elif s in spec.modifiers or (s in ("v2", "v4", "v8") and "v2" in spec.modifiers):
                 mods.append(s)
             else:
                 raise p.error(f"unknown opcode '{op_tok.text}': '.{s}' is not a modifier or type of {base}",
@@ -133,7 +158,15 @@ class InstructionParser:
             if len(types) != 2 or types[0] not in ("u32", "s32", "f32") or types[1] not in spec.types:
                 raise p.error(f"set needs a destination type (.u32, .s32 or .f32) and a source type, e.g. "
                               f"set.lt.u32.s32: '{op_tok.text}'", op_tok)
-        elif spec.types:
+        elif base == "slct":
+            if len(types) != 2 or types[0] not in spec.types or types[1] not in ("s32", "f32"):
+                raise p.error(f"slct needs a value type and .s32 or .f32 for c, e.g. slct.f32.s32: "
+                              f"'{op_tok.text}'", op_tok)
+        elif spec.ntypes == 2:
+            if len(types) != 2 or any(t not in spec.types for t in types):
+                raise p.error(f"'{op_tok.text}' needs two type suffixes (each one of "
+                              f"{', '.join('.' + t for t in spec.types)})", op_tok)
+        elif spec.types and spec.ntypes:
             if len(types) != 1:
                 raise p.error(f"'{op_tok.text}' needs exactly one type suffix (one of "
                               f"{', '.join('.' + t for t in spec.types)})", op_tok)
@@ -157,18 +190,37 @@ class InstructionParser:
     def decode_operands(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
         p = self.p
         base = ins.base
+        if base == "call":
+            self.decode_call(ins, raw, op_tok)
+            return
+        if any(m == "L2::cache_hint" for m in ins.mods) and raw:
+            raw = raw[:-1]      # the 64-bit cache policy operand: a hint
         spaces = [m for m in ins.mods if m in SPACES]
-        if base in ("ld", "st", "atom", "red", "cvta"):
+        if base == "cp.async":
+            if "commit_group" in ins.mods or "wait_all" in ins.mods:
+                if raw:
+                    raise p.error(f"'{ins.opcode}' takes no operands", op_tok)
+                return
+            if "wait_group" in ins.mods:
+                if len(raw) != 1 or raw[0][0] != "imm":
+                    raise p.error(f"'{ins.opcode}' takes one integer operand (the groups left pending)", op_tok)
+                ins.operands = (raw[0][1],)
+                return
+            if "shared" not in ins.mods or "global" not in ins.mods:
+                raise p.error(f"'{ins.opcode}': cp.async copies .global to .shared: cp.async.ca.shared.global",
+                              op_tok)
+            ins.space = "global"
+        if base in ("ld", "st", "atom", "red", "cvta", "ldu", "prefetch", "isspacep", "applypriority", "discard"):
             if len(spaces) > 1:
                 raise p.error(f"'{ins.opcode}' names two state spaces", op_tok)
             ins.space = spaces[0] if spaces else "generic"
-            if base == "cvta" and not spaces:
-                raise p.error("cvta needs a state space: cvta.global.u64 or cvta.to.global.u64", op_tok)
+            if base in ("cvta", "isspacep") and not spaces:
+                raise p.error(f"{base} needs a state space: {base}.global", op_tok)
             if base in ("atom", "red"):
                 ops = [m for m in ins.mods if m in ATOM_OPS]
                 if len(ops) != 1:
                     raise p.error(f"'{ins.opcode}' needs one operation (.add, .cas, ...)", op_tok)
-        ins.vec = 4 if "v4" in ins.mods else 2 if "v2" in ins.mods else 1
+        ins.vec = 8 if "v8" in ins.mods else 4 if "v4" in ins.mods else 2 if "v2" in ins.mods else 1
         if base == "setp":
             cmps = [m for m in ins.mods if m in CMP_OPS]
             if len(cmps) != 1:
@@ -224,6 +276,36 @@ class InstructionParser:
             return "pred" if k == 3 else ins.types[0] if k == 0 else ins.types[1]
         if base == "lop3" and k == 4:
             return "b32"
+        if base in ("bfind", "popc", "clz") and k == 0:
+            return "u32"
+        if base == "fns":
+            return "s32" if k == 3 else "b32"
+        if base in ("bmsk", "szext", "shf") and k >= 2:
+            return "u32"
+        if base in ("dp4a", "dp2a"):
+            if k in (1, 2):
+                return ins.types[k - 1]
+            return "u32" if ins.types == ("u32", "u32") else "s32"
+        if base == "slct":
+            return ins.types[1] if k == 3 else ins.types[0]
+        if base == "isspacep":
+            return "b64" if k == 1 else "pred"
+        if base in ("redux", "match") and k == 2:
+            return "b32"
+        if base == "match" and k == 0:
+            return "b32"
+        if base == "elect":
+            return "b32"
+        if base == "cp.async":
+            return "u32"
+        if base in ("applypriority", "discard"):
+            return "u64"
+        if base == "createpolicy" and k >= 1:
+            return "f32" if "fractional" in ins.mods and k == (1 if "range" not in ins.mods else 3) else "b64"
+        if base == "brx":
+            return "u32"
+        if base in ("mov",) and t in ("b128",):
+            return t
         return t or "b32"
 
     def operand(self, ins: Instruction, k: int, kind: str, r):
@@ -234,6 +316,15 @@ class InstructionParser:
             if tag != "name":
                 raise p.error(f"{ins.base} needs a label", tok)
             name = r[1].text
+            if ins.base == "brx":
+                table = self.branch_tables.get(name)
+                if table is None:
+                    raise p.error(f"'{name}' is not a .branchtargets table", r[1])
+                missing = [t.text for t in table if t.text not in self.labels]
+                if missing:
+                    raise p.error(f"branch table '{name}': label '{missing[0]}' not found", r[1])
+                ins.targets = tuple(self.labels[t.text] for t in table)
+                return Label(name)
             if name not in self.labels:
                 raise p.error(f"label '{name}' not found", r[1])
             ins.target = self.labels[name]
@@ -252,23 +343,48 @@ class InstructionParser:
                 return Mem(reg, off)
             if name_tok.text.startswith("%"):
                 raise p.error(f"undeclared register {name_tok.text}", name_tok)
+            key = self.lookup_frame_param(name_tok.text)
+            if key is not None:
+                if ins.base not in ("ld", "st") or ins.space != "param":
+                    raise p.error(f"'{name_tok.text}' is a .param variable of a call sequence or device function: "
+                                  f"only ld.param/st.param may access it", name_tok)
+                ins.frame_param = True
+                return Mem(SymbolAddr(key), off)
             self.check_symbol(ins, name_tok)
             return Mem(SymbolAddr(name_tok.text), off)
         expect = self.expected_type(ins, k, kind)
         if tag == "vec":
-            if ins.base not in ("ld", "st") or ins.vec == 1:
-                raise p.error(f"a vector operand needs ld/st .v2/.v4, not {ins.opcode}", tok)
             items = r[1]
+            if ins.base == "mov" and ins.type in ("b16", "b32", "b64", "b128"):
+                # mov.b64 {lo, hi}, d (unpack) / mov.b64 d, {lo, hi} (pack): the parts split the width evenly
+                width = TYPE_BITS[ins.type]
+                if len(items) not in (2, 4) or width // len(items) < 8:
+                    raise p.error(f"{ins.opcode} packs 2 or 4 registers, found {len(items)}", tok)
+                part = {8: "b8", 16: "b16", 32: "b32", 64: "b64"}[width // len(items)]
+                regs = []
+                for it in items:
+                    if it is None:
+                        if kind != "d":
+                            raise p.error("'_' stands only for an unpacked part that is not kept", tok)
+                        regs.append(None)
+                        continue
+                    if it[0] != "name":
+                        raise p.error(f"the parts of {ins.opcode} {{ }} must be registers", tok)
+                    regs.append(self.reg_operand(ins, it[1], part))
+                return Vec(tuple(regs))
+            if ins.base not in ("ld", "st", "ldu") or ins.vec == 1:
+                raise p.error(f"a vector operand needs ld/st .v2/.v4, not {ins.opcode}", tok)
             if len(items) != ins.vec:
                 raise p.error(f"{ins.opcode} needs {ins.vec} registers in {{ }}, found {len(items)}", tok)
             return Vec(tuple(None if it is None else self.operand(ins, k, "a", it) for it in items))
         if tag == "pair":
-            if ins.base not in ("shfl", "setp"):
-                raise p.error("'|' pairs are only for setp and shfl destinations", tok)
-            first = self.reg_operand(ins, r[1], expect if ins.base != "setp" else "pred")
+            if ins.base not in ("shfl", "setp", "match", "elect"):
+                raise p.error("'|' pairs are only for setp, shfl, match and elect destinations", tok)
             second = self.reg_operand(ins, r[2], "pred")
             ins.pred_out = second
-            return first
+            if r[1].text == "_":
+                return None
+            return self.reg_operand(ins, r[1], expect if ins.base != "setp" else "pred")
         if tag == "neg":
             inner = r[1]
             if inner[0] != "imm":
@@ -289,10 +405,9 @@ class InstructionParser:
         # a name: register, special register, or variable address
         name_tok, off = r[1], r[2] if len(r) > 2 else 0
         name = name_tok.text
+        if self.registers.lookup(name) is not None:     # register names need not start with '%'
+            return self.reg_operand(ins, name_tok, expect)
         if name.startswith("%"):
-            reg = self.registers.lookup(name)
-            if reg is not None:
-                return self.reg_operand(ins, name_tok, expect)
             sbase, _, comp = name.partition(".")
             if sbase in SPECIAL_REGISTERS:
                 if kind in ("d", "p"):
@@ -307,8 +422,47 @@ class InstructionParser:
         self.check_symbol(ins, name_tok)
         return SymbolAddr(name, off)
 
+    def decode_call(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
+        """``call[.uni] [(rets),] target[, (args)][, prototype];``"""
+        p = self.p
+        items = list(raw)
+        rets, args, proto = [], [], None
+        if items and items[0][0] == "list":
+            rets = items.pop(0)[1]
+        if not items or items[0][0] != "name":
+            raise p.error("call needs a function name (or a register holding a function's address)", op_tok)
+        target_tok = items.pop(0)[1]
+        if items and items[0][0] == "list":
+            args = items.pop(0)[1]
+        if items and items[0][0] == "name":
+            proto = items.pop(0)[1].text
+        if items:
+            raise p.error(f"unexpected operand after the argument list of {ins.opcode}", items[0][-1])
+
+        def keys(lst, what):
+            out = []
+            for it in lst:
+                if it[0] != "name" or self.lookup_frame_param(it[1].text) is None:
+                    t = it[1] if it[0] == "name" else it[-1]
+                    raise p.error(f"the {what} of a call must be .param variables declared before it (what nvcc "
+                                  f"emits), found {getattr(t, 'text', t)!r}", t if isinstance(t, Tok) else op_tok)
+                out.append(self.lookup_frame_param(it[1].text))
+            return tuple(out)
+        reg = self.registers.lookup(target_tok.text)
+        if reg is not None:
+            if reg.bits not in (32, 64):
+                raise p.error(f"an indirect call needs a 32- or 64-bit register, {reg.name} is .{reg.type}",
+                              target_tok)
+            ins.call = CallInfo(None, reg, keys(rets, "return values"), keys(args, "arguments"), proto)
+        elif target_tok.text in self.p.function_names:
+            ins.call = CallInfo(target_tok.text, None, keys(rets, "return values"), keys(args, "arguments"), proto)
+        else:
+            raise p.error(f"call of '{target_tok.text}': no such function in this module", target_tok)
+
     def check_symbol(self, ins: Instruction, tok: Tok) -> None:
         name = tok.text
+        if name in self.p.function_names and ins.base == "mov":
+            return
         if name in self.p.globals or any(v.name == name for v in self.shared_vars + self.local_vars +
                                          self.p.shared_globals):
             return

@@ -18,11 +18,13 @@ from isa.units import Unit as U
 INT_TYPES = ("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")
 BIT_TYPES = ("b8", "b16", "b32", "b64")
 FLOAT_TYPES = ("f16", "f32", "f64")
-ALL_TYPES = INT_TYPES + BIT_TYPES + FLOAT_TYPES + ("pred",)
+HALF_TYPES = ("f16", "f16x2", "bf16", "bf16x2")   # 16-bit floats, alone or two packed in 32 bits
+ALL_TYPES = INT_TYPES + BIT_TYPES + FLOAT_TYPES + ("pred", "bf16", "f16x2", "bf16x2", "b128")
 
 TYPE_BITS = {
-    "s8": 8, "u8": 8, "b8": 8, "s16": 16, "u16": 16, "b16": 16, "f16": 16,
-    "s32": 32, "u32": 32, "b32": 32, "f32": 32, "s64": 64, "u64": 64, "b64": 64, "f64": 64, "pred": 1,
+    "s8": 8, "u8": 8, "b8": 8, "s16": 16, "u16": 16, "b16": 16, "f16": 16, "bf16": 16,
+    "s32": 32, "u32": 32, "b32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32,
+    "s64": 64, "u64": 64, "b64": 64, "f64": 64, "pred": 1, "b128": 128,
 }
 
 I32 = ("s32", "u32")
@@ -46,7 +48,7 @@ def _by_type(int_: tuple[U, L], f32: tuple[U, L], f64: tuple[U, L]):
     def classify(t: str) -> tuple[U, L]:
         if t == "f64":
             return f64
-        if t in ("f32", "f16"):
+        if t in ("f32",) + HALF_TYPES:
             return f32
         return int_
     return classify
@@ -79,6 +81,7 @@ class OpSpec:
     classify: object = field(default=_fixed(*ALU), compare=False, repr=False)
     modifiers: tuple[str, ...] = ()
     family: str = ""
+    ntypes: int = 1        # how many type suffixes it takes (cvt, set, slct, dp4a: 2; bra, call: 0)
 
     def unit_and_latency(self, itype: str | None) -> tuple[U, L]:
         return self.classify(itype or "")  # type: ignore[operator]
@@ -177,14 +180,17 @@ _add(
     OpSpec("st", ("s8", "u8") + INTS + BIT_TYPES + F + ("f16",), "m a", "memory[m] = a (.v2/.v4 vectors)",
            _fixed(U.LSU, L.GLOBAL), SPACES + CACHE_ST + ("v2", "v4", "volatile", "relaxed", "release", "gpu",
                                                           "cta", "sys", "weak"), "memory"),
-    OpSpec("atom", INTS + BIT_TYPES[2:] + ("f32", "f64"), "d m a b?",
-           "d = memory[m]; memory[m] = op(memory[m], a) atomically (cas: a compare, b new value)",
+    OpSpec("atom", INTS + BIT_TYPES[1:] + ("f32", "f64") + HALF_TYPES, "d m a b?",
+           "d = memory[m]; memory[m] = op(memory[m], a) atomically (cas: a compare, b new value; .cas.b16 and "
+           "64-bit; float .add (f32 on .global flushes subnormals, f16/bf16 need .noftz), .min/.max; .exch)",
            _fixed(U.LSU, L.GLOBAL), ("global", "shared") + ATOM_OPS + ("relaxed", "acq_rel", "acquire",
-                                                                       "release", "gpu", "cta", "sys", "noftz"),
+                                                                       "release", "gpu", "cta", "sys", "cluster",
+                                                                       "noftz"),
            "memory"),
-    OpSpec("red", INTS + BIT_TYPES[2:] + ("f32", "f64"), "m a",
+    OpSpec("red", INTS + BIT_TYPES[1:] + ("f32", "f64") + HALF_TYPES, "m a",
            "memory[m] = op(memory[m], a) atomically, no result", _fixed(U.LSU, L.GLOBAL),
-           ("global", "shared") + ATOM_OPS + ("relaxed", "release", "gpu", "cta", "sys", "noftz"), "memory"),
+           ("global", "shared") + ATOM_OPS + ("relaxed", "release", "gpu", "cta", "sys", "cluster", "noftz"),
+           "memory"),
     OpSpec("shfl", ("b32",), "d a b c e",
            "d[i] = a[src(i)] within the warp (.up/.down/.bfly/.idx with clamp c and member mask e); "
            "d may be d|p: p = source lane in range", _fixed(U.LSU, L.SHARED),
@@ -210,6 +216,187 @@ _add(
            ("sc", "acq_rel", "cta", "gpu", "sys", "cluster"), "control"),
 )
 
+MEM_SEM = ("relaxed", "acquire", "release", "acq_rel", "weak", "volatile", "mmio")
+SCOPES = ("cta", "cluster", "gpu", "sys")
+H = HALF_TYPES
+_add(
+    # modifications of the rows above: half-precision types, carry flags, ReLU
+    _arith("add", INTS + F + H, "d a b", "d = a + b (integers wrap; .sat clamps s32; .cc writes the carry "
+           "flag CC.CF that addc reads)", ROUND_FLOAT + ("ftz", "sat", "cc")),
+    _arith("sub", INTS + F + H, "d a b", "d = a - b (.cc writes the borrow to CC.CF)",
+           ROUND_FLOAT + ("ftz", "sat", "cc")),
+    _arith("mul", INTS + F + H, "d a b",
+           "d = a * b; .lo/.hi: low/high half of the double-width product; .wide: full product into a 2x wide d",
+           ROUND_FLOAT + ("ftz", "sat", "lo", "hi", "wide"), classify=_by_type((U.INT, L.IMAD), FMA, DFMA)),
+    _arith("mad", INTS + F, "d a b c", "d = a * b + c; .lo/.hi/.wide as for mul; f32: fused (= fma); "
+           ".hi.cc writes the carry", ROUND_FLOAT + ("ftz", "sat", "lo", "hi", "wide", "cc"),
+           classify=_by_type((U.INT, L.IMAD), FMA, DFMA)),
+    _arith("fma", F + H, "d a b c", "d = a * b + c with a single rounding (.relu: negative results are +0)",
+           ROUND_FLOAT + ("ftz", "sat", "relu", "oob")),
+    _arith("min", INTS + F + H, "d a b", "d = min(a, b); float: a NaN operand yields the other (.NaN: NaN); "
+           ".relu: at least 0", ("ftz", "NaN", "relu", "xorsign", "abs")),
+    _arith("max", INTS + F + H, "d a b", "d = max(a, b); float: a NaN operand yields the other (.NaN: NaN); "
+           ".relu: at least 0", ("ftz", "NaN", "relu", "xorsign", "abs")),
+    _arith("abs", INTS + F + H, "d a", "d = |a| (float: clears the sign bit)", ("ftz",)),
+    _arith("neg", INTS + F + H, "d a", "d = -a (float: flips the sign bit)", ("ftz",)),
+    _arith("ex2", ("f32", "f16", "f16x2", "bf16", "bf16x2"), "d a",
+           "d = 2 ** a (.approx: within 2 ulp + the f32 rounding, PTX ISA bound; f16: correctly rounded)",
+           ("approx", "ftz"), classify=_fixed(U.SFU, L.SFU)),
+    _arith("tanh", ("f32", "f16", "f16x2", "bf16", "bf16x2"), "d a",
+           "d = tanh(a) (.approx: max relative error 2^-10.987, PTX ISA bound)", ("approx",),
+           classify=_fixed(U.SFU, L.SFU)),
+    _arith("addc", I32 + I64, "d a b", "d = a + b + CC.CF (carry-in from the last .cc instruction of the "
+           "thread); .cc writes the carry-out", ("cc",)),
+    _arith("subc", I32 + I64, "d a b", "d = a - (b + CC.CF) (borrow-in); .cc writes the borrow-out", ("cc",)),
+    _arith("madc", I32 + I64, "d a b c", "d = lo/hi(a * b) + c + CC.CF; .cc writes the carry-out",
+           ("lo", "hi", "cc"), classify=_fixed(U.INT, L.IMAD)),
+    _arith("mul24", I32, "d a b", "d = low (.lo) or bits 47..16 (.hi) of the 48-bit product of the low 24 "
+           "bits of a and b (sign-extended for .s32)", ("lo", "hi"), classify=_fixed(U.INT, L.IMAD)),
+    _arith("mad24", I32, "d a b c", "d = mul24(a, b) + c (.lo/.hi as mul24; .hi.sat.s32 clamps)",
+           ("lo", "hi", "sat"), classify=_fixed(U.INT, L.IMAD)),
+    _arith("sad", INTS, "d a b c", "d = c + |a - b|"),
+    OpSpec("dp4a", I32, "d a b c", "d = c + the dot product of the four bytes of a and of b (each signed by "
+           "its type); types .atype.btype", _fixed(U.INT, L.IMAD), (), "arithmetic", ntypes=2),
+    OpSpec("dp2a", I32, "d a b c", "d = c + the dot product of the two 16-bit halves of a and two bytes of b "
+           "(.lo: bytes 0-1, .hi: bytes 2-3)", _fixed(U.INT, L.IMAD), ("lo", "hi"), "arithmetic", ntypes=2),
+    # bit manipulation
+    OpSpec("bfind", I32 + I64, "d a", "d (u32) = position of the most significant non-sign bit of a, "
+           "0xffffffff if none; .shiftamt: the left shift that moves it to the top", modifiers=("shiftamt",),
+           family="logic"),
+    OpSpec("fns", ("b32",), "d a b c", "d = position of the c-th set bit of mask a counting from bit b "
+           "(c < 0: downwards), 0xffffffff if none", family="logic"),
+    OpSpec("bmsk", ("b32",), "d a b", "d = mask of b bits starting at bit a (.clamp: a, b >= 32 saturate; "
+           ".wrap: taken mod 32)", modifiers=("clamp", "wrap"), family="logic"),
+    OpSpec("szext", I32, "d a b", "d = the low b bits of a sign- (.s32) or zero-extended (.u32) "
+           "(.clamp/.wrap as bmsk)", modifiers=("clamp", "wrap"), family="logic"),
+    OpSpec("shf", ("b32",), "d a b c", "funnel shift of the 64-bit {b, a} by c (.clamp: min(c, 32); .wrap: "
+           "c mod 32); .l: the high 32 bits of the left shift, .r: the low 32 bits of the right shift",
+           modifiers=("l", "r", "clamp", "wrap"), family="logic"),
+    OpSpec("prmt", ("b32",), "d a b c", "d = bytes of {b, a} selected by the nibbles of c (default mode: each "
+           "nibble picks a byte, bit 3 replicates its sign); .f4e .b4e .rc8 .ecl .ecr .rc16 by c[1:0]",
+           modifiers=("f4e", "b4e", "rc8", "ecl", "ecr", "rc16"), family="logic"),
+    # comparison and selection
+    OpSpec("slct", INTS + BIT_TYPES[1:] + F, "d a b c", "d = (c >= 0) ? a : b, c an .s32 or .f32 (second "
+           "type; -0.0 counts as >= 0, NaN as < 0)", _fixed(*ALU), ("ftz",), "comparison", ntypes=2),
+    # data movement
+    OpSpec("mov", INTS + BIT_TYPES[1:] + F + ("pred", "b128"), "d a",
+           "d = a (register, immediate, special register, the address of a variable or function); "
+           "mov.b32/.b64/.b128 {a, b, ...} packs registers into one, and unpacks the other way",
+           family="move"),
+    OpSpec("isspacep", (), "p a", "p = generic address a points into the state space (.global .shared "
+           ".local .const .param)", _fixed(*ALU), ("global", "shared", "local", "const", "param", "cta",
+                                                   "cluster"), "move", ntypes=0),
+    OpSpec("ldu", ("s8", "u8") + INTS + BIT_TYPES + F + ("f16",), "d m",
+           "d = memory[m], uniform across the warp (a global load through the read-only path)",
+           _fixed(U.LSU, L.GLOBAL), ("global", "v2", "v4"), "memory"),
+    OpSpec("prefetch", (), "m", "a hint to bring the line of m into the cache (.L1/.L2; no effect on values)",
+           _fixed(U.LSU, L.NONE), ("global", "local", "L1", "L2", "tensormap", "param", "const"), "memory",
+           ntypes=0),
+    OpSpec("prefetchu", (), "m", "a hint to bring the line of m into the uniform cache (no effect)",
+           _fixed(U.LSU, L.NONE), ("L1",), "memory", ntypes=0),
+    OpSpec("applypriority", (), "m a", "a cache-priority hint for the L2 line of m (no effect on values)",
+           _fixed(U.LSU, L.NONE), ("global", "L2", "evict_normal"), "memory", ntypes=0),
+    OpSpec("discard", (), "m a", "the L2 line of m (a bytes) may be dropped: its contents become undefined "
+           "(the emulator keeps them)", _fixed(U.LSU, L.NONE), ("global", "L2"), "memory", ntypes=0),
+    OpSpec("createpolicy", ("b64",), "d a? b? c?", "d = an opaque 64-bit cache-eviction policy for "
+           ".L2::cache_hint accesses (a hint: gpusim returns a fixed value)", _fixed(*ALU),
+           ("fractional", "range", "L2", "cvt", "evict_last", "evict_normal", "evict_first", "evict_unchanged"),
+           "memory"),
+    OpSpec("cp.async", (), "m m c? e?", "asynchronous copy of c (4, 8 or 16) bytes from global [src] to "
+           "shared [dst], the bytes past the optional source size e filled with zeros; .commit_group, "
+           ".wait_group N and .wait_all group them (the emulator copies at once; the timing model sees a "
+           "global load)", _fixed(U.LSU, L.GLOBAL), ("ca", "cg", "shared", "global", "commit_group",
+                                                       "wait_group", "wait_all"), "memory", ntypes=0),
+    # warp level
+    OpSpec("vote", ("pred", "b32"), "d a b?",
+           "across the warp's member lanes b (vote.sync; without .sync: the active lanes): .all/.any/.uni of "
+           "predicate a (pred d), .ballot: mask of lanes with a true (b32 d)", _fixed(*ALU),
+           ("sync", "all", "any", "uni", "ballot"), "warp"),
+    OpSpec("shfl", ("b32",), "d a b c e?",
+           "d[i] = a[src(i)] within the warp (.up/.down/.bfly/.idx with clamp c; shfl.sync: member mask e); "
+           "d may be d|p: p = source lane in range", _fixed(U.LSU, L.SHARED),
+           ("sync", "up", "down", "bfly", "idx"), "warp"),
+    OpSpec("redux", ("u32", "s32", "b32", "f32"), "d a b", "d = reduction of a over the member lanes b of the "
+           "warp: .add .min .max (u32/s32), .and .or .xor (b32), .min/.max f32 (.abs, .NaN)",
+           _fixed(*ALU), ("sync", "add", "min", "max", "and", "or", "xor", "abs", "NaN"), "warp"),
+    OpSpec("match", ("b32", "b64"), "d a b", "across the member lanes b: .any: d = mask of lanes whose a "
+           "equals this lane's; .all: d = the member mask if all a are equal, else 0 (d|p: p = all equal)",
+           _fixed(*ALU), ("sync", "any", "all"), "warp"),
+    OpSpec("elect", (), "d b", "elect.sync d|p, membermask: p is true in one lane of the member lanes (the "
+           "lowest), d = that lane's number", _fixed(*ALU), ("sync",), "warp", ntypes=0),
+    # control flow
+    OpSpec("call", (), "", "call a device function: call (ret), f, (args): the caller's .param args are "
+           "copied to f's parameters, f runs, its return .params are copied back; an indirect call takes the "
+           "function's address in a register; lanes that call different functions diverge and reconverge "
+           "after the call", _fixed(U.BRANCH, L.BRANCH), ("uni",), "control", ntypes=0),
+    OpSpec("ret", (), "", "return: from a device function to the instruction after its call (lanes that "
+           "return on different paths reconverge first); from a kernel: the active lanes finish",
+           _fixed(U.BRANCH, L.NONE), ("uni",), "control", ntypes=0),
+    OpSpec("brx", (), "a l", "brx.idx a, table: jump to the a-th label of a .branchtargets table (lanes may "
+           "diverge several ways; they reconverge at the immediate post-dominator)", _fixed(U.BRANCH, L.BRANCH),
+           ("idx", "uni"), "control", ntypes=0),
+    OpSpec("bar", (), "a? b?", "block barrier a (default 0): waits for all non-exited threads of the block "
+           "(b: expected thread count); bar.warp.sync mask: warp reconvergence (__syncwarp); bar.arrive: "
+           "arrive without waiting; bar.red.{popc,and,or}: the barrier with a reduction of a predicate",
+           _fixed(U.MISC, L.BARRIER), ("sync", "cta", "aligned", "warp", "arrive", "red", "popc", "and", "or"),
+           "control", ntypes=0),
+    OpSpec("barrier", (), "a? b?", "same as bar (barrier.sync[.aligned], barrier.arrive, barrier.red); "
+           "barrier.cluster.arrive/wait: the cluster barrier (clusters of one block)",
+           _fixed(U.MISC, L.BARRIER), ("sync", "aligned", "cta", "arrive", "red", "popc", "and", "or",
+                                       "cluster", "wait", "relaxed", "acquire", "release"), "control", ntypes=0),
+    OpSpec("membar", (), "", "memory fence at .cta/.gl/.sys scope (orders this thread's accesses); "
+           "membar.proxy.alias", _fixed(U.MISC, L.MEMBAR), ("cta", "gl", "sys", "proxy", "alias"), "control",
+           ntypes=0),
+    OpSpec("fence", (), "", "memory fence (.sc/.acq_rel at .cta/.cluster/.gpu/.sys scope; fence.proxy.*, "
+           "fence.mbarrier_init): the emulator is sequentially consistent, so only the timing model sees it",
+           _fixed(U.MISC, L.MEMBAR), ("sc", "acq_rel", "acquire", "release") + SCOPES +
+           ("proxy", "alias", "async", "global", "shared", "tensormap", "generic", "mbarrier_init",
+            "op_restrict", "sync_restrict"), "control", ntypes=0),
+    OpSpec("nanosleep", ("u32",), "a", "suspend the thread for about a nanoseconds (at most 1 ms; the "
+           "emulator moves on)", _fixed(U.MISC, L.MEMBAR), (), "control"),
+    OpSpec("trap", (), "", "abort the kernel with an error (the emulator raises it, naming the thread)",
+           _fixed(U.BRANCH, L.NONE), (), "control", ntypes=0),
+    OpSpec("brkpt", (), "", "a breakpoint: ignored outside a debugger", _fixed(U.MISC, L.NONE), (), "control",
+           ntypes=0),
+    OpSpec("pmevent", (), "a", "trigger performance-monitor event a (no effect in gpusim)", _fixed(U.MISC, L.NONE),
+           ("mask",), "control", ntypes=0),
+    OpSpec("griddepcontrol", (), "", "programmatic dependent launch: .launch_dependents / .wait (a single "
+           "launch: no effect)", _fixed(U.MISC, L.NONE), ("launch_dependents", "wait"), "control", ntypes=0),
+    OpSpec("setmaxnreg", ("u32",), "a", "register-count hint for a warpgroup (.inc/.dec; no effect on values)",
+           _fixed(U.MISC, L.NONE), ("inc", "dec", "sync", "aligned"), "control"),
+)
+
+# Instructions of the PTX ISA (9.0) that gpusim does not model, with the reason; an instruction that is neither
+# here nor in OPCODES is an unknown opcode.  isa/README.md lists both (python -m isa.docs).
+_TENSOR = "tensor-core matrix instruction (out of scope: gpusim models the SIMT pipelines)"
+_TMA = "tensor memory accelerator (TMA) bulk / tensor copy (out of scope)"
+_TEX = "texture and surface instructions (out of scope: no texture units or samplers are modelled)"
+_CLUSTER = "thread-block clusters and distributed shared memory beyond one block (out of scope)"
+_VIDEO = "scalar video instruction (out of scope: legacy byte/half-word SIMD of sm_1x-3x, rare in CUDA code)"
+OUT_OF_SCOPE: dict[str, str] = {
+    "wmma": _TENSOR, "mma": _TENSOR, "ldmatrix": _TENSOR, "stmatrix": _TENSOR, "movmatrix": _TENSOR,
+    "wgmma": _TENSOR, "tcgen05": _TENSOR + " (sm_100)",
+    "cp.async.bulk": _TMA, "cp.reduce.async.bulk": _TMA, "tensormap": _TMA, "st.bulk": _TMA,
+    "st.async": _TMA + ": st.async writes to another block's shared memory",
+    "red.async": _TMA + ": red.async updates another block's shared memory",
+    "tex": _TEX, "tld4": _TEX, "txq": _TEX, "istypep": _TEX, "suld": _TEX, "sust": _TEX, "sured": _TEX,
+    "suq": _TEX,
+    "mapa": _CLUSTER, "getctarank": _CLUSTER, "clusterlaunchcontrol": _CLUSTER,
+    "multimem": "multimem.ld_reduce/st/red on NVLink multicast memory (out of scope: one GPU)",
+    "mbarrier": "mbarrier.* asynchronous transaction barriers (out of scope: they pace TMA and cp.async "
+                "transactions, which gpusim does not model as asynchronous)",
+    "cp.async.mbarrier": "cp.async.mbarrier.arrive (out of scope with mbarrier)",
+    "cvt.pack": "cvt.pack (integer packing for low-precision tensor-core inputs; out of scope with them)",
+    "vadd": _VIDEO, "vsub": _VIDEO, "vabsdiff": _VIDEO, "vmin": _VIDEO, "vmax": _VIDEO, "vshl": _VIDEO,
+    "vshr": _VIDEO, "vmad": _VIDEO, "vset": _VIDEO,
+    "vadd2": _VIDEO, "vsub2": _VIDEO, "vavrg2": _VIDEO, "vabsdiff2": _VIDEO, "vmin2": _VIDEO, "vmax2": _VIDEO,
+    "vset2": _VIDEO, "vadd4": _VIDEO, "vsub4": _VIDEO, "vavrg4": _VIDEO, "vabsdiff4": _VIDEO, "vmin4": _VIDEO,
+    "vmax4": _VIDEO, "vset4": _VIDEO,
+    "alloca": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
+    "stacksave": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
+    "stackrestore": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
+}
+
 # ld.param/ld.const/ld.shared/ld.local have other latency classes than ld.global: refined at decode time
 SPACE_LATENCY = {
     "global": (U.LSU, L.GLOBAL), "local": (U.LSU, L.GLOBAL), "shared": (U.LSU, L.SHARED),
@@ -222,5 +409,10 @@ SPECIAL_REGISTERS = {
     "%smid": 32, "%nsmid": 32, "%gridid": 64, "%lanemask_eq": 32, "%lanemask_le": 32, "%lanemask_lt": 32,
     "%lanemask_ge": 32, "%lanemask_gt": 32, "%clock": 32, "%clock64": 64, "%globaltimer": 64,
     "%dynamic_smem_size": 32, "%total_smem_size": 32,
+    "%nclusterid": 32, "%clusterid": 32, "%cluster_ctaid": 32, "%cluster_nctaid": 32, "%cluster_ctarank": 32,
+    "%cluster_nctarank": 32, "%is_explicit_cluster": 1, "%globaltimer_lo": 32, "%globaltimer_hi": 32,
+    "%reserved_smem_offset_begin": 32, "%reserved_smem_offset_end": 32, "%reserved_smem_offset_cap": 32,
+    "%aggr_smem_size": 32, "%warpid_in_cluster": 32,
 }
-VECTOR_SPECIALS = {"%tid", "%ntid", "%ctaid", "%nctaid"}
+VECTOR_SPECIALS = {"%tid", "%ntid", "%ctaid", "%nctaid", "%nclusterid", "%clusterid", "%cluster_ctaid",
+                   "%cluster_nctaid"}

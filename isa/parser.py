@@ -18,7 +18,7 @@ from isa.declarations import Registers, align_up, extent, layout, parse_param, p
 from isa.errors import PtxError, read_text
 from isa.instructions import InstructionParser
 from isa.opcodes import OPCODES
-from isa.program import Instruction, Kernel, Module, Param, Variable
+from isa.program import Instruction, Kernel, Module, Param, SymbolAddr, Variable
 from isa.tokenizer import INT_KINDS, Tok, TokenStream, int_value
 
 _SCOPE_DIRECTIVES = (".visible", ".extern", ".weak")
@@ -27,11 +27,19 @@ _IGNORED_KERNEL_DIRECTIVES = (".pragma", ".minnctapersm", ".maxnreg", ".maxnctap
 
 
 class _Parser(TokenStream):
-    """The module scope: directives, module variables, kernels."""
+    """The module scope: directives, module variables, kernels and device functions.
 
-    def __init__(self, text: str, file: str, directory=None):
+    With ``strict`` False, an error inside a kernel's or function's body (an unknown opcode, a type
+    mismatch) does not stop the module from loading: it is kept as the function's ``error`` and raised when
+    a kernel that needs the function is launched (:func:`isa.link.link`)."""
+
+    def __init__(self, text: str, file: str, directory=None, strict: bool = True):
         super().__init__(text, file, directory)
+        self.strict = strict
+        self.functions: dict[str, Kernel] = {}
+        self.extern_functions: dict[str, Kernel] = {}
         self.files = _file_directives(self.toks)   # read first: nvcc puts .file at the end, after the .loc
+        self.function_names = _function_names(self.toks)   # a call may come before the callee's definition
         self.globals: dict[str, Variable] = {}
         self.kernels: dict[str, Kernel] = {}
         self.version = ""
@@ -92,8 +100,12 @@ class _Parser(TokenStream):
             self.accept(";")
         if not self.version:
             raise PtxError(self.file, 1, 1, "missing .version directive")
+        for name in list(self.extern_functions):
+            if name in self.functions:
+                del self.extern_functions[name]
         return Module(self.file, self.version, self.target, self.address_size, self.kernels, self.globals,
-                      self.files, self.text, self.shared_globals, self.directory)
+                      self.files, self.text, self.shared_globals, self.directory, self.functions,
+                      self.extern_functions)
 
     def parse_module_decl(self) -> None:
         linkage = None
@@ -102,9 +114,10 @@ class _Parser(TokenStream):
         d = self.tok.text
         if d == ".entry":
             self.next()
-            self.parse_entry()
+            self.parse_function(True)
         elif d == ".func":
-            self.skip_func()
+            self.next()
+            self.parse_function(False)
         elif d == ".shared":
             # module-scope shared variables; `.extern .shared .b8 x[];` is the dynamic shared memory
             self.next()
@@ -132,36 +145,49 @@ class _Parser(TokenStream):
         else:
             raise self.error(f"expected .entry, .func, .const or .global after {linkage}, found {d!r}")
 
-    def skip_func(self) -> None:
-        """Device functions are not supported (calls are rejected); their bodies are skipped."""
-        self.next()
-        while self.tok.kind != "eof" and self.tok.text not in ("{", ";"):
-            self.next()
-        if self.tok.text == "{":
-            self.skip_braces()
-        else:
-            self.accept(";")
+    # -- kernels and device functions --------------------------------------------------------------------
+    def parse_param_list(self) -> tuple[list[Param], int]:
+        """``( .param ..., ... )``: the parameters laid out in order, and their bytes."""
+        params: list[Param] = []
+        offset = 0
+        self.expect("(")
+        if self.tok.text != ")":
+            while True:
+                if self.tok.text == ".reg":
+                    raise self.error("register (.reg) parameters of device functions are not supported; "
+                                     "only .param parameters (what nvcc emits)")
+                p = parse_param(self)
+                p.offset = offset = align_up(offset, p.align)
+                offset += p.size_bytes
+                params.append(p)
+                if not self.accept(","):
+                    break
+        self.expect(")")
+        return params, offset
 
-    # -- kernels ---------------------------------------------------------------------------------------
-    def parse_entry(self) -> None:
-        name_tok = self.expect_word("a kernel name")
+    def parse_function(self, is_entry: bool) -> None:
+        """``.entry name (params) {body}`` or ``.func [(returns)] name [(params)] {body}`` (or ``;``)."""
+        while self.tok.text == ".attribute":      # .func .attribute(.unified)
+            self.next()
+            self.expect("(")
+            while self.tok.kind != "eof" and self.tok.text != ")":
+                self.next()
+            self.expect(")")
+        returns: list[Param] = []
+        if not is_entry and self.tok.text == "(":
+            returns, _ = self.parse_param_list()
+        name_tok = self.expect_word("a kernel name" if is_entry else "a function name")
         name = name_tok.text
         params: list[Param] = []
         offset = 0
-        if self.accept("("):
-            if self.tok.text != ")":
-                while True:
-                    p = parse_param(self)
-                    p.offset = offset = align_up(offset, p.align)
-                    offset += p.size_bytes
-                    params.append(p)
-                    if not self.accept(","):
-                        break
-            self.expect(")")
-        kb = _KernelBuilder(self, name, params, offset, name_tok.line)
-        while self.tok.text in (".maxntid", ".reqntid") or self.tok.text in _IGNORED_KERNEL_DIRECTIVES:
+        if self.tok.text == "(":
+            params, offset = self.parse_param_list()
+        kb = _KernelBuilder(self, name, params, offset, name_tok.line, is_entry, returns)
+        while self.tok.text in (".maxntid", ".reqntid", ".noreturn") or self.tok.text in _IGNORED_KERNEL_DIRECTIVES:
             d = self.next().text
             vals = []
+            if d == ".noreturn":
+                continue
             if d == ".pragma":
                 if self.tok.kind == "string":
                     self.next()
@@ -175,20 +201,26 @@ class _Parser(TokenStream):
             elif d == ".reqntid":
                 kb.reqntid = tuple(vals)
         if self.accept(";"):
-            return  # a declaration without a body
+            if not is_entry and name not in self.functions:   # a declaration (.extern, or a prototype)
+                self.extern_functions[name] = kb.declaration()
+            return
         self.expect("{")
         kb.parse_body()
-        if name in self.kernels:
-            raise self.error(f"kernel '{name}' is defined twice", name_tok)
-        self.kernels[name] = kb.finish()
+        table = self.kernels if is_entry else self.functions
+        if name in table:
+            raise self.error(f"{'kernel' if is_entry else 'function'} '{name}' is defined twice", name_tok)
+        table[name] = kb.finish()
 
 
 class _KernelBuilder(InstructionParser):
     """Parses one kernel body and decodes its instructions."""
 
-    def __init__(self, p: _Parser, name: str, params: list[Param], param_bytes: int, line: int):
+    def __init__(self, p: _Parser, name: str, params: list[Param], param_bytes: int, line: int,
+                 is_entry: bool = True, returns: list[Param] | None = None):
         self.p = p
         self.name = name
+        self.is_entry = is_entry
+        self.returns = returns or []
         self.params = params
         self.param_bytes = param_bytes
         self.line = line
@@ -201,7 +233,32 @@ class _KernelBuilder(InstructionParser):
         self.local_vars: list[Variable] = []
         self.maxntid = None
         self.reqntid = None
+        self.branch_tables: dict[str, list[Tok]] = {}   # .branchtargets label -> its labels
+        # .param variables of the frame: a function's formals and returns, and the call sequences' own
+        self.frame_params: dict[str, Variable] = {}
+        if not is_entry:
+            for prm in self.params + self.returns:
+                self.declare_frame_param(Variable(prm.name, "param", prm.type, prm.size_bytes, prm.align, None,
+                                                  0, line))
         p.loc = None     # the .loc in force (the stream's, so that its errors name the CUDA line)
+
+    def declare_frame_param(self, var: Variable) -> None:
+        """A ``.param`` variable of this function's frame, visible in the current ``{ }`` scope under its name;
+        its symbol key is unique in the function (call sequences in different blocks reuse names)."""
+        key = var.name if var.name not in self.frame_params else f"{var.name}~{len(self.frame_params)}"
+        self.frame_params[key] = var
+        self.registers.scopes[-1][("param", var.name)] = key
+
+    def lookup_frame_param(self, name: str) -> str | None:
+        for s in reversed(self.registers.scopes):
+            k = s.get(("param", name))
+            if k is not None:
+                return k
+        return None
+
+    def declaration(self) -> Kernel:
+        """A function declared without a body."""
+        return Kernel(self.name, self.params, [], [], {}, line=self.line, is_entry=False, returns=self.returns)
 
     # -- body ------------------------------------------------------------------------------------------
     def parse_body(self) -> None:
@@ -252,13 +309,29 @@ class _KernelBuilder(InstructionParser):
                 p.loc = (fidx, lno)
             elif t.text in _IGNORED_KERNEL_DIRECTIVES:
                 p.skip_statement()
-            elif t.text in (".const", ".global", ".param"):
+            elif t.text == ".param":
+                p.next()
+                var = parse_var_decl(p, "param", allow_init=False)
+                self.declare_frame_param(var)
+                p.expect(";")
+            elif t.text in (".const", ".global"):
                 raise p.error(f"{t.text} variables inside a kernel are not supported; declare them at module scope")
             elif t.kind == "word" and p.peek().text == ":" and not t.text.startswith("."):
                 p.next()
                 p.next()
-                if t.text in self.labels:
+                if t.text in self.labels or t.text in self.branch_tables:
                     raise p.error(f"label '{t.text}' is defined twice", t)
+                if p.tok.text in (".branchtargets", ".calltargets", ".callprototype"):
+                    d = p.next().text
+                    if d == ".branchtargets":
+                        targets = [p.expect_word("a label")]
+                        while p.accept(","):
+                            targets.append(p.expect_word("a label"))
+                        self.branch_tables[t.text] = targets
+                        p.expect(";")
+                    else:   # the prototype of an indirect call: the callee's own declaration is used
+                        p.skip_statement()
+                    continue
                 self.labels[t.text] = len(self.pending)
                 self.label_toks[t.text] = t
             elif t.text == "@" or (t.kind == "word" and not t.text.startswith(".")):
@@ -269,11 +342,29 @@ class _KernelBuilder(InstructionParser):
 
     # -- decoding ------------------------------------------------------------------------------------------
     def finish(self) -> Kernel:
+        """Decode the body; with a non-strict parser an error becomes the function's ``error``."""
+        try:
+            return self._finish()
+        except PtxError as e:
+            if self.p.strict:
+                raise
+            self.p.loc = None
+            k = Kernel(self.name, self.params, self.registers.regs, [], self.labels, self.shared_vars,
+                       self.local_vars, param_bytes=self.param_bytes, line=self.line, is_entry=self.is_entry,
+                       returns=self.returns, error=e)
+            return k
+
+    def _finish(self) -> Kernel:
         layout(self.shared_vars)
         layout(self.local_vars)
+        outer = self.registers.scopes
         for idx, rec in enumerate(self.pending):
-            self.p.loc = rec[-1]
-            self.instrs.append(self.decode(idx, *rec))
+            self.p.loc = rec[5]
+            self.registers.scopes = rec[6]
+            try:
+                self.instrs.append(self.decode(idx, *rec[:5], rec[5]))
+            finally:
+                self.registers.scopes = outer
         self.p.loc = None
         if not self.instrs or self.instrs[-1].base not in ("ret", "exit", "bra"):
             # falling off the end of a kernel is an implicit exit, as on the GPU
@@ -286,24 +377,38 @@ class _KernelBuilder(InstructionParser):
         for ins in self.instrs:
             if ins.base == "bra" and ins.target >= len(self.instrs):
                 ins.target = len(self.instrs) - 1
+            if ins.base == "brx":
+                ins.targets = tuple(min(t, len(self.instrs) - 1) for t in ins.targets)
         rpcs = reconvergence_points(self.instrs)
         for ins in self.instrs:
-            if ins.base == "bra":
+            if ins.base in ("bra", "brx"):
                 ins.reconverge = rpcs[ins.pc]
+        callees = []
+        for ins in self.instrs:
+            if ins.call is not None and ins.call.callee is not None:
+                callees.append(ins.call.callee)
+            for op in ins.operands:
+                name = op.name if isinstance(op, SymbolAddr) else None
+                if name is not None and name in self.p.function_names:
+                    callees.append(name)
         k = Kernel(self.name, self.params, self.registers.regs, self.instrs, self.labels, self.shared_vars,
                    self.local_vars, extent(self.shared_vars), extent(self.local_vars), self.param_bytes,
-                   self.maxntid, self.reqntid, self.line)
+                   self.maxntid, self.reqntid, self.line, is_entry=self.is_entry, returns=self.returns,
+                   frame_params=self.frame_params, callees=tuple(dict.fromkeys(callees)))
         return k
 
 
-def parse_ptx(text: str, file: str = "<ptx>", directory: str | Path | None = None) -> Module:
+def parse_ptx(text: str, file: str = "<ptx>", directory: str | Path | None = None, *,
+              strict: bool = True) -> Module:
     """Parse PTX text into a :class:`Module`. Raises :class:`PtxError` for any problem.
 
     ``file`` is the name errors show; ``directory`` the folder where the CUDA sources its ``.file``
-    directives name are looked for (the PTX file's folder), so that errors can print their lines."""
+    directives name are looked for (the PTX file's folder), so that errors can print their lines.
+    ``strict=False`` (what the runtime uses) keeps an error inside a kernel's or function's body as that
+    function's ``error``, raised when a kernel that needs it is launched."""
     if not isinstance(text, str):
         raise TypeError("parse_ptx expects the PTX text as a str")
-    return _Parser(text, file, directory).parse()
+    return _Parser(text, file, directory, strict).parse()
 
 
 def _file_directives(toks: list[Tok]) -> dict[int, str]:
@@ -315,6 +420,30 @@ def _file_directives(toks: list[Tok]) -> dict[int, str]:
     return files
 
 
-def load_ptx(path: str | Path) -> Module:
+def _function_names(toks: list[Tok]) -> set[str]:
+    """The names of every ``.func`` declared or defined in the module."""
+    names = set()
+    for i, t in enumerate(toks):
+        if t.text != ".func":
+            continue
+        j = i + 1
+        while toks[j].text == ".attribute":
+            while toks[j].text not in (")", "") and toks[j].kind != "eof":
+                j += 1
+            j += 1
+        if toks[j].text == "(":
+            depth = 0
+            while toks[j].kind != "eof":
+                depth += toks[j].text == "("
+                depth -= toks[j].text == ")"
+                j += 1
+                if depth == 0:
+                    break
+        if toks[j].kind == "word":
+            names.add(toks[j].text)
+    return names
+
+
+def load_ptx(path: str | Path, *, strict: bool = True) -> Module:
     path = Path(path)
-    return parse_ptx(read_text(path), path.name, path.parent)
+    return parse_ptx(read_text(path), path.name, path.parent, strict=strict)

@@ -71,6 +71,19 @@ class Label:
     name: str
 
 
+@dataclass(frozen=True)
+class CallInfo:
+    """The operands of a ``call``: the callee (a function name, or a register holding a function's address),
+    the ``.param`` variables that receive its return values and that hold its arguments (their symbol keys),
+    and the prototype or ``.calltargets`` label of an indirect call."""
+
+    callee: str | None                  # direct call: the function's name
+    target: Reg | None = None           # indirect call: register holding a function address
+    rets: tuple[str, ...] = ()          # symbol keys of the caller's .param variables for the return values
+    args: tuple[str, ...] = ()          # symbol keys of the caller's .param variables holding the arguments
+    proto: str | None = None
+
+
 Operand = Reg | Imm | SpecialReg | SymbolAddr | Mem | Vec | Label
 
 
@@ -98,6 +111,11 @@ class Instruction:
     col: int = 0
     src_file: str | None = None       # CUDA source from .loc/.file
     src_line: int | None = None
+    targets: tuple[int, ...] = ()     # brx.idx: the branch table's PCs
+    call: CallInfo | None = None      # call: callee, arguments, return values
+    fused: tuple = ()                 # an fma contracted from mul + add/sub (isa.contract): (negate product,
+                                      # negate addend, PTX line of the mul)
+    frame_param: bool = False         # ld/st.param of a device function's parameter frame (a register move)
 
     @property
     def type(self) -> str | None:
@@ -105,7 +123,9 @@ class Instruction:
 
     def regs_written(self) -> tuple[Reg, ...]:
         out: list[Reg] = []
-        if self.base in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence"):
+        if self.base in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "call", "brx",
+                         "cp", "nanosleep", "trap", "brkpt", "pmevent", "prefetch", "prefetchu",
+                         "applypriority", "discard", "griddepcontrol", "setmaxnreg", "stackrestore"):
             pass
         elif self.operands:
             d = self.operands[0]
@@ -118,7 +138,10 @@ class Instruction:
         return tuple(out)
 
     def regs_read(self) -> tuple[Reg, ...]:
-        srcs = self.operands if self.base in ("st", "red", "bar", "barrier") else self.operands[1:]
+        srcs = self.operands if self.base in ("st", "red", "bar", "barrier", "cp", "nanosleep", "brx", "prefetch",
+                                              "prefetchu", "applypriority", "discard", "stackrestore", "pmevent",
+                                              "trap", "brkpt", "griddepcontrol", "setmaxnreg") \
+            else self.operands[1:]
         out: list[Reg] = [self.guard] if self.guard is not None else []
         for op in srcs:
             if isinstance(op, Reg):
@@ -127,6 +150,8 @@ class Instruction:
                 out.extend(r for r in op.items if isinstance(r, Reg))
             elif isinstance(op, Mem) and isinstance(op.base, Reg):
                 out.append(op.base)
+        if self.call is not None and self.call.target is not None:
+            out.append(self.call.target)
         return tuple(out)
 
     def __str__(self) -> str:
@@ -162,7 +187,11 @@ class Param:
 
 @dataclass
 class Kernel:
-    """An ``.entry``: parameters, registers, variables, instructions."""
+    """An ``.entry`` (or, with ``is_entry`` False, a device function ``.func``): parameters, registers,
+    variables, instructions.  A function's ``params`` and ``returns`` are its formal ``.param`` lists; its
+    own ``.param`` variables and the ones of its call sequences (``frame_params``) live in the calling
+    thread's parameter frame.  ``error`` is the problem that keeps it from running (raised when a kernel
+    that needs it is launched), so that one unsupported function does not stop a module from loading."""
 
     name: str
     params: list[Param]
@@ -178,6 +207,11 @@ class Kernel:
     reqntid: tuple[int, ...] | None = None
     line: int = 0
     module: "Module | None" = field(default=None, repr=False)
+    is_entry: bool = True
+    returns: list[Param] = field(default_factory=list)
+    frame_params: dict[str, Variable] = field(default_factory=dict)   # symbol key -> .param variable
+    callees: tuple[str, ...] = ()       # functions it calls or takes the address of
+    error: Exception | None = None      # the PtxError that keeps it from running
 
     def variable(self, name: str) -> Variable | None:
         for v in self.shared_vars + self.local_vars:
@@ -200,6 +234,8 @@ class Module:
     text: str = field(default="", repr=False)
     shared_globals: list[Variable] = field(default_factory=list)   # module-scope .shared (incl. extern [])
     directory: Path | str | None = None     # where the CUDA files of .file are looked for (the PTX's folder)
+    functions: dict[str, Kernel] = field(default_factory=dict)      # device functions with a body
+    extern_functions: dict[str, Kernel] = field(default_factory=dict)  # declared only (vprintf, __assertfail)
 
     def location(self, ins: Instruction) -> SourceLocation:
         """Where ``ins`` is: its PTX line and, with ``.loc`` information, its CUDA line (see

@@ -24,7 +24,7 @@ _TOKEN_RE = re.compile(r"""
   | (?P<hex>0[xX][0-9a-fA-F]+[uU]?(?![\w$]))
   | (?P<float>\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+)
   | (?P<int>\d+[uU]?(?![\w$]))
-  | (?P<word>[.%]?[A-Za-z_$][\w$]*(?:\.[\w$]+)*)
+  | (?P<word>[.%]?[A-Za-z_$][\w$]*(?:(?:\.|::)[\w$]+)*)
   | (?P<punct>[{}\[\](),;:+\-<>|@!=_])
 """, re.VERBOSE | re.DOTALL)
 

@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from gpusim.functional import faults
+from gpusim.functional.calls import CallStack
 from gpusim.functional.kernel import CompiledKernel, compile_kernel
 from gpusim.functional.host import (DeviceImage, EmulationStats, LaunchOutput, check_launch, dim3,
                                     select_kernel)
@@ -43,10 +44,12 @@ __all__ = ["Emulator", "EmulationStats", "LaunchOutput", "DEFAULT_BUDGET", "dim3
 class Emulator:
     """Runs launches of the kernels of one :class:`Module`."""
 
-    def __init__(self, module: Module, *, max_lanes: int = 65536, budget: int = DEFAULT_BUDGET):
+    def __init__(self, module: Module, *, max_lanes: int = 65536, budget: int = DEFAULT_BUDGET,
+                 fmad: bool = True):
         self.module = module
         self.max_lanes = max_lanes
         self.budget = budget
+        self.fmad = fmad          # contract mul + add into fma as ptxas does (False: as --fmad=false)
         self._compiled: dict[tuple, CompiledKernel] = {}
 
     def launch(self, kernel: str | None, grid, block, args: list, *, symbols: dict | None = None,
@@ -59,13 +62,14 @@ class Emulator:
         check_launch(k, grid3, block3, args, shared_mem)
         dev = DeviceImage(self.module, k, args, symbols)
         ck = self._compile(k, dev.global_addr)
+        dev.warn_dtypes(ck.program)
         shared_static = ck.ctx.shared_static_bytes
         shared_total = _align(shared_static, 16) + int(shared_mem) if shared_mem else shared_static
         tpb = block3[0] * block3[1] * block3[2]
         wpb = (tpb + 31) // 32
         n_blocks = grid3[0] * grid3[1] * grid3[2]
         per_batch = max(1, self.max_lanes // (wpb * 32))
-        stats = EmulationStats(pc_warp_counts=np.zeros(len(k.instructions), dtype=np.int64))
+        stats = EmulationStats(pc_warp_counts=np.zeros(len(ck.instructions), dtype=np.int64))
         recorder = TraceRecorder() if record else None
         for b0 in range(0, n_blocks, per_batch):
             nb = min(per_batch, n_blocks - b0)
@@ -86,38 +90,44 @@ class Emulator:
         return LaunchOutput(out_args, out_syms, stats, trace)
 
     def _compile(self, k, global_addr: dict[str, int]) -> CompiledKernel:
-        key = (k.name, tuple(sorted(global_addr.items())))
+        key = (k.name, tuple(sorted(global_addr.items())), self.fmad)
         ck = self._compiled.get(key)
         if ck is None:
-            ck = self._compiled[key] = compile_kernel(self.module, k, global_addr)
+            ck = self._compiled[key] = compile_kernel(self.module, k, global_addr, self.fmad)
         return ck
 
     def _frame(self, ck: CompiledKernel, dev: DeviceImage, b0, nb, grid3, block3, shared_total) -> Frame:
         """Registers, memory spaces, special registers and SIMT stacks of blocks ``b0 .. b0+nb-1``."""
         k = ck.kernel
+        prog = ck.program
         tpb = block3[0] * block3[1] * block3[2]
         wpb = (tpb + 31) // 32
         lpb = wpb * 32
         T = nb * lpb
-        fr = Frame(T, [r.bits for r in k.registers])
+        fr = Frame(T, [r.bits for r in prog.registers])
         fr.mem, fr.const, fr.params = dev.mem, dev.const, dev.params
         fr.const_bytes = self.module.const_bytes
         fr.param_bytes = k.param_bytes
         fr.shared_size = max(shared_total, 0)
         fr.shared = np.zeros(_align(max(nb * shared_total, 16), 16), dtype=np.uint8)
-        fr.local_size = _align(k.local_bytes, 16)
+        fr.local_size = _align(prog.local_bytes, 16)
         fr.local = np.zeros(max(T * fr.local_size, 16), dtype=np.uint8)
+        fr.local2d = fr.local[: T * fr.local_size].reshape(T, fr.local_size)
+        fr.pframe = np.zeros((T, _align(prog.frame_bytes, 8)), dtype=np.uint8)
+        fr.calls = CallStack(T) if prog.has_calls else None
+        fr.async_pending = 0
         fr.lanes_per_block = lpb
         fr.block0, fr.grid, fr.block = b0, grid3, block3
         fr.lane_block_all = np.arange(T, dtype=np.int64) // lpb
         fr.special = special_registers(T, lpb, b0, grid3, block3, shared_total, ck.ctx.shared_static_bytes)
         fr.simt = SimtStack(nb * wpb, wpb, tpb)
+        fr.simt.has_calls = prog.has_calls
         return fr
 
     def _run_batch(self, ck: CompiledKernel, dev: DeviceImage, b0, nb, grid3, block3, shared_total,
                    stats: EmulationStats, recorder: TraceRecorder | None) -> None:
-        k = ck.kernel
-        instrs = k.instructions
+        k = ck.ctx.kernel
+        instrs = ck.instructions
         fr = self._frame(ck, dev, b0, nb, grid3, block3, shared_total)
         fr.recording = recorder is not None
         simt = fr.simt

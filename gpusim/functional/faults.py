@@ -96,3 +96,8 @@ def _dim3_of(linear: int, dims) -> tuple[int, int, int]:
     """A linear block or thread index as CUDA's (x, y, z) in a grid or block of ``dims``."""
     x, y, _ = dims
     return linear % x, (linear // x) % y, linear // (x * y)
+
+
+# public names for the instruction families (call, trap) that report their own faults
+at = _at
+dim3_of = _dim3_of

@@ -8,9 +8,11 @@
 * :func:`flush_subnormals` — ``.ftz``: subnormal inputs and results become sign-preserving zero.
 * :func:`sat01` — ``.sat`` on floats: clamp to [0, 1], NaN to 0.
 
-f64 fused multiply-add has no exact numpy path: :func:`fma_f64` uses ``np.longdouble`` (x87 80-bit on
-x86-64), which is exact for the product's leading 64 bits and can differ from the GPU by one ulp in rare
-double-rounding cases; this is documented in ``isa/README.md``.
+* :func:`fma_f64` — ``fma.rn.f64`` correctly rounded: the product split exactly (Dekker's TwoProduct), the
+  sum with TwoSum, the tail rounded to odd and added once (Boldo and Melquiond's emulated FMA); lanes near
+  overflow or underflow, where those steps are not exact, go through exact rationals.
+* :func:`to_half` / :func:`from_half` — f16 and bf16 (bits in uint16) from and to float64, correctly
+  rounded (through a float32 rounded to odd, so that no double rounding can occur).
 """
 from __future__ import annotations
 
@@ -113,10 +115,110 @@ def mul_f32_rounded(a, b, mode: str) -> np.ndarray:
         return round_f64_to_f32(a64 * b64, mode).reshape(shape)   # exact product
 
 
+_SPLITTER = 134217729.0          # 2^27 + 1: Veltkamp's splitter for float64
+_SAFE_HI = 2.0 ** 995            # above it the split or the product may overflow
+_SAFE_LO = 2.0 ** -960           # below it the product's error term may underflow
+
+
+def _split(a):
+    c = _SPLITTER * a
+    h = c - (c - a)
+    return h, a - h
+
+
 def fma_f64(a, b, c) -> np.ndarray:
+    arrs = np.broadcast_arrays(*[np.asarray(x, dtype=np.float64) for x in (a, b, c)])
+    shape = arrs[0].shape
+    a, b, c = (np.atleast_1d(x).astype(np.float64).copy() for x in arrs)
     with np.errstate(all="ignore"):
-        la = np.asarray(a, dtype=np.float64).astype(np.longdouble)
-        return (la * np.asarray(b, dtype=np.float64) + np.asarray(c, dtype=np.float64)).astype(np.float64)
+        uh = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl     # uh + ul = a * b exactly
+        th = c + uh                                            # TwoSum: th + tl = c + uh exactly
+        bb = th - c
+        tl = (c - (th - bb)) + (uh - bb)
+        v = _round_to_odd_sum(tl, ul)
+        z = th + v
+        au, ac = np.abs(uh), np.abs(c)
+        risky = ~(np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & np.isfinite(z)) | \
+            (np.abs(a) > _SAFE_HI) | (np.abs(b) > _SAFE_HI) | (au > _SAFE_HI) | (ac > _SAFE_HI) | \
+            ((au < _SAFE_LO) & (uh != 0)) | ((ac < _SAFE_LO) & (c != 0)) | ((np.abs(z) < _SAFE_LO) & (z != 0))
+        risky |= (uh == 0) | (z == 0)
+    for i in np.flatnonzero(risky):
+        z[i] = _fma_exact(float(a[i]), float(b[i]), float(c[i]))
+    return z.reshape(shape)
+
+
+def _fma_exact(a: float, b: float, c: float) -> float:
+    """a * b + c rounded once, through exact rationals (the rare lanes fma_f64's fast path cannot take)."""
+    import math
+    from fractions import Fraction
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return a * b + c
+    if not math.isfinite(c):
+        return c            # the exact product is finite, even where a * b would overflow
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        p_neg = (math.copysign(1.0, a) * math.copysign(1.0, b)) < 0
+        prod_zero = a == 0 or b == 0
+        if prod_zero and c == 0:
+            return -0.0 if (p_neg and math.copysign(1.0, c) < 0) else 0.0
+        return 0.0
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)
+
+
+def relu(x):
+    """``.relu``: negative results (and NaN) become +0."""
+    x = np.asarray(x)
+    return np.where(np.isnan(x) | (x < 0), x.dtype.type(0), x).astype(x.dtype)
+
+
+# ---- 16-bit floats: f16 and bf16 as uint16 bits ---------------------------------------------------------
+def from_half(bits, kind: str) -> np.ndarray:
+    """float64 values of f16 (``kind`` "f16") or bf16 ("bf16") bit patterns (uint16)."""
+    bits = np.asarray(bits).astype(np.uint16)
+    if kind == "f16":
+        return bits.view(np.float16).astype(np.float64)
+    return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+
+
+def _f64_to_f32_odd(x: np.ndarray) -> np.ndarray:
+    """float64 -> float32 rounded to odd (exact for the final rounding to 16 bits, which has 13 bits fewer)."""
+    x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        r = x.astype(np.float32)
+        back = r.astype(np.float64)
+        inexact = (back != x) & np.isfinite(x) & np.isfinite(back)
+        even = (r.view(np.uint32) & np.uint32(1)) == 0
+        fix = inexact & even
+        if fix.any():
+            r[fix] = np.nextafter(r[fix], np.where(x[fix] > back[fix], np.float32(np.inf), np.float32(-np.inf)))
+    return r
+
+
+def to_half(x, kind: str) -> np.ndarray:
+    """float64 values rounded to nearest even f16 or bf16, as uint16 bits."""
+    x = np.asarray(x, dtype=np.float64)
+    shape = x.shape
+    r = _f64_to_f32_odd(x)
+    if kind == "f16":
+        with np.errstate(all="ignore"):
+            return r.astype(np.float16).view(np.uint16).reshape(shape)
+    u = r.view(np.uint32)
+    nan = np.isnan(r)
+    rounded = (u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
+    out = np.where(nan, (u >> np.uint32(16)) | np.uint32(0x40), rounded).astype(np.uint16)
+    return out.reshape(shape)
+
+
+def flush_half(x: np.ndarray, kind: str) -> np.ndarray:
+    """``.ftz`` on 16-bit values held as float64: subnormals of the format become zero of the same sign."""
+    tiny = 2.0 ** -14 if kind == "f16" else 2.0 ** -126
+    return np.where((np.abs(x) < tiny) & (x != 0), np.copysign(0.0, x), x)
 
 
 def flush_subnormals(x: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ device memory, and reading the results back (``cudaMemcpy`` both ways, as one ca
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,56 @@ from gpusim.functional.memory import DeviceMemory
 from gpusim.functional.operands import DT
 from gpusim.functional.trace import KernelTrace
 from isa.opcodes import TYPE_BITS
-from isa.program import Kernel, Module
+from isa.program import Kernel, Mem, Module, Reg, SymbolAddr
+
+
+class DtypeMismatchWarning(UserWarning):
+    """An array argument's dtype does not fit how the kernel reads it (a float64 array read as .f32)."""
+
+
+_ADDRESS_OPS = ("mov", "cvta", "add", "sub", "mad", "selp", "cvt")
+_ACCESS_OPS = ("ld", "st", "atom", "red", "ldu")
+
+
+def pointer_access_types(prog) -> dict[str, dict[str, object]]:
+    """For each pointer parameter of the program's kernel: the element types (``f32``, ``s32`` ...) its loads,
+    stores and atomics use, with the first instruction of each.  A flow-insensitive propagation of "holds an
+    address derived from parameter p" through 64-bit moves and address arithmetic."""
+    cached = getattr(prog, "_access_types", None)
+    if cached is not None:
+        return cached
+    params = {p.name for p in prog.kernel.params if p.is_pointer_sized}
+    taint: dict[int, set[str]] = {}
+    changed = True
+    instrs = prog.instructions
+    while changed:
+        changed = False
+        for ins in instrs:
+            if not ins.operands or not isinstance(ins.operands[0], Reg) or ins.operands[0].bits != 64:
+                continue
+            d = ins.operands[0].id
+            new: set[str] = set()
+            if ins.base == "ld" and ins.space == "param" and isinstance(ins.operands[1], Mem) and \
+                    isinstance(ins.operands[1].base, SymbolAddr) and ins.operands[1].base.name in params:
+                new = {ins.operands[1].base.name}
+            elif ins.base in _ADDRESS_OPS:
+                for o in ins.operands[1:]:
+                    if isinstance(o, Reg) and o.id in taint:
+                        new |= taint[o.id]
+            if new - taint.get(d, set()):
+                taint.setdefault(d, set()).update(new)
+                changed = True
+    out: dict[str, dict[str, object]] = {}
+    for ins in instrs:
+        if ins.base not in _ACCESS_OPS or ins.space in ("param", "const", "shared", "local") or ins.frame_param:
+            continue
+        m = ins.operands[0] if ins.base in ("st", "red") else ins.operands[1]
+        # only an address that can come from one parameter says how that parameter's array is read
+        if isinstance(m, Mem) and isinstance(m.base, Reg) and len(taint.get(m.base.id, ())) == 1 and ins.type:
+            (p,) = taint[m.base.id]
+            out.setdefault(p, {}).setdefault(ins.type, ins)
+    prog._access_types = out
+    return out
 
 
 @dataclass
@@ -143,6 +193,27 @@ class DeviceImage:
                 raw = pack_scalar(a, p, i)
             params[p.offset: p.offset + len(raw)] = np.frombuffer(raw, dtype=np.uint8)
 
+    def warn_dtypes(self, prog) -> None:
+        """Warn (:class:`DtypeMismatchWarning`) when an array argument is read with another element type
+        than its dtype: the kernel reads the array's bytes as that type (garbage, as on the GPU)."""
+        seen = pointer_access_types(prog)
+        for i, (p, a) in enumerate(zip(prog.kernel.params, self.args)):
+            if not isinstance(a, np.ndarray) or p.name not in seen or a.dtype.kind not in "fiub":
+                continue
+            types = {t: ins for t, ins in seen[p.name].items() if t not in ("b8", "u8", "s8")}
+            if len(types) != 1:
+                continue
+            (t, ins), = types.items()
+            bits = TYPE_BITS[t]
+            kind_ok = t[0] not in "fsu" or (t[0] == "f") == (a.dtype.kind == "f")
+            if a.dtype.itemsize * 8 == bits and kind_ok:
+                continue
+            loc = self.module.location(ins)
+            warnings.warn(DtypeMismatchWarning(
+                f"argument {i} ({p.name}) is a {a.dtype} array, but kernel '{prog.kernel.name}' accesses it as "
+                f".{t} ({ins.opcode} at {loc.brief()}): its bytes are read as .{t} values (garbage, as on the "
+                f"GPU); pass a {np.dtype(_NP_OF_PTX.get(t, a.dtype))} array"), stacklevel=4)
+
     def outputs(self) -> tuple[list, dict[str, np.ndarray]]:
         """The arguments (arrays as new arrays) and module variables after the launch."""
         out_args = []
@@ -160,19 +231,30 @@ class DeviceImage:
         return out_args, out_syms
 
 
+_NP_OF_PTX = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "s32": np.int32, "u32": np.uint32,
+              "s64": np.int64, "u64": np.uint64, "s16": np.int16, "u16": np.uint16, "b32": np.uint32,
+              "b64": np.uint64, "b16": np.uint16}
+
+
 def pack_scalar(a, p, i) -> bytes:
     """A scalar argument as the bytes of parameter ``p`` (the ``i``-th), checked against its type."""
     t = p.type
     if isinstance(a, (bool, np.bool_)):
         a = int(a)
-    if isinstance(a, (str, bytes)):
+    if isinstance(a, (bytes, bytearray, np.void)) and t == "b8":
+        pass
+    elif isinstance(a, (str, bytes)):
         raise LaunchError(f"argument {i} ({p.name}: .{t}) must be a number or numpy scalar, not the string {a!r}")
-    if isinstance(a, np.ndarray) or not np.isscalar(a):
+    if t != "b8" and (isinstance(a, np.ndarray) or not np.isscalar(a)):
         raise LaunchError(f"argument {i} ({p.name}: .{t}) must be a number or numpy scalar, not {type(a).__name__}")
     dt = DT.get(t)
     if dt is None or p.size_bytes != np.dtype(dt).itemsize:
-        # byte-array parameters (structs by value): accept raw bytes of the right size
-        raise LaunchError(f"argument {i} ({p.name}): parameters of type .{t}[{p.size_bytes}] are not supported")
+        # byte-array parameters (structs by value): raw bytes or a numpy structured scalar of the right size
+        raw = a.tobytes() if isinstance(a, np.void) else bytes(a) if isinstance(a, (bytes, bytearray)) else None
+        if raw is None or len(raw) != p.size_bytes:
+            raise LaunchError(f"argument {i} ({p.name}) is a {p.size_bytes}-byte .param (a struct by value): "
+                              f"pass {p.size_bytes} bytes or a numpy structured scalar of that size")
+        return raw
     if isinstance(a, np.generic):
         if np.dtype(a.dtype).itemsize != np.dtype(dt).itemsize:
             raise LaunchError(f"argument {i} ({p.name}) is .{t} ({np.dtype(dt).itemsize} bytes); "

@@ -1,4 +1,5 @@
-"""Control flow and ordering: ``bra ret exit bar barrier membar fence``.
+"""Control flow and ordering: ``bra brx call ret exit trap bar barrier membar fence`` and the hints
+(``nanosleep brkpt pmevent griddepcontrol setmaxnreg``).
 
 Branches, exits and block barriers change where warps stand, so their handlers act on the batch's
 :class:`~gpusim.functional.simt.SimtStack` (``fr.simt``) instead of registers.  A guarded ``bra`` takes the
@@ -7,10 +8,23 @@ reconverge at the branch's immediate post-dominator.  ``ret``/``exit`` finish th
 ``bar.sync``/``barrier.sync`` (any barrier number, the thread count ignored) wait for every non-exited thread
 of the block.  ``bar.warp.sync`` (``__syncwarp``), ``membar`` and ``fence`` only order memory, and the
 emulator is sequentially consistent in its execution order, so they just move on.
+
+``call`` enters a device function (:mod:`gpusim.functional.calls`: arguments copied into its formals, the
+return address pushed per lane); its return point copies the return values back and returns; any other
+``ret`` of a function jumps to the return point, where lanes that returned on different paths reconverge.
+An indirect call or ``brx.idx`` whose lanes go to different places diverges several ways.  ``trap`` and a
+failed device ``assert`` (the builtin ``__assertfail``) abort with :class:`~gpusim.functional.calls.DeviceTrapError`.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from gpusim.errors import KernelError
+from gpusim.functional import faults
+from gpusim.functional.calls import CallDepthError, DeviceTrapError, builtin_vprintf, copy_frame, read_string
+from gpusim.functional.operands import reader
 from gpusim.functional.registry import semantics
+from gpusim.functional.trace import popcount32
 from isa.program import Instruction
 
 
@@ -26,6 +40,17 @@ def build_bra(ins: Instruction, ctx):
 
 @semantics("ret", "exit", control=True)
 def build_exit(ins: Instruction, ctx):
+    if ins.base == "ret" and ins.target >= 0:       # in a device function
+        f = ctx.return_point(ins.pc)
+        if f is not None:
+            return _build_return(ins, ctx, f)
+        uniform = ins.guard is None or "uni" in ins.mods
+        target = ins.target
+
+        def h_to_return(fr, st):      # jump to the function's return point, where its lanes reconverge
+            fr.simt.branch(st.selw, st.act if uniform else st.exe, target, target)
+        return h_to_return
+
     def h_exit(fr, st):
         fr.simt.exit(st.selw, st.exe)
     return h_exit
@@ -48,3 +73,179 @@ def build_fence(ins: Instruction, ctx):
     def h_fence(fr, st):
         pass
     return h_fence
+
+
+# ---- device functions ---------------------------------------------------------------------------------
+def _warp_first(values: np.ndarray, st) -> np.ndarray:
+    """One value per executing warp: the value of its first executing lane (``values`` per executing lane)."""
+    counts = popcount32(st.exe).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    return values[starts]
+
+
+def _depth_check(ctx, ins, fr, st, depth: int):
+    if depth > fr.calls.max_depth:
+        raise faults.at(CallDepthError, ctx.module, ins,
+                        f"call depth above {fr.calls.max_depth} in kernel '{ctx.kernel.name}' (runaway "
+                        f"recursion?): gpusim allows {fr.calls.max_depth} nested calls per thread")
+
+
+@semantics("call", control=True)
+def build_call(ins: Instruction, ctx):
+    c = ins.call
+    prog = ctx.program
+    args = [ctx.frame(k) for k in c.args]
+    rets = [ctx.frame(k) for k in c.rets]
+    ret_pc = ins.pc + 1
+    if c.callee is not None:
+        f = prog.functions[c.callee]
+        if f.builtin is not None:
+            return _build_builtin(ins, ctx, f, args, rets)
+        formals = [ctx.frame(k) for k in f.params]
+        if len(formals) != len(args) or len(f.returns) < len(rets):
+            raise ctx.unsupported(ins, f"call of '{f.name}' with {len(args)} arguments and {len(rets)} return "
+                                       f"values; it takes {len(formals)} and returns {len(f.returns)}")
+
+        def h_call(fr, st):
+            lanes = st.lane_ids(fr)
+            if lanes.size:
+                if f.recursive:
+                    fr.calls.save(fr, lanes, f)
+                for a, fm in zip(args, formals):
+                    copy_frame(fr, lanes, a, fm)
+                _depth_check(ctx, ins, fr, st, fr.calls.push(lanes, ret_pc))
+            fr.simt.call(st.selw, st.exe, f.entry_pc)
+        return h_call
+    # indirect: the register holds a function's address; lanes calling different functions diverge
+    rt = reader(c.target, "u64" if c.target.bits == 64 else "u32", ctx)
+    by_address = {f.address: f for f in prog.functions.values() if f.builtin is None}
+
+    def h_call_indirect(fr, st):
+        lanes = st.lane_ids(fr)
+        addr = np.asarray(rt(fr, st.sel)).astype(np.int64)
+        addr = np.broadcast_to(addr, lanes.shape)
+        entry = np.full(lanes.shape, -1, dtype=np.int64)
+        for a in np.unique(addr):
+            f = by_address.get(int(a))
+            if f is None:
+                raise faults.at(KernelError, ctx.module, ins, f"indirect call to {int(a):#x}, which is not the "
+                                                              f"address of a function of this module")
+            mine = lanes[addr == a]
+            if len(f.params) != len(args):
+                raise faults.at(KernelError, ctx.module, ins, f"indirect call of '{f.name}' with {len(args)} "
+                                                              f"arguments; it takes {len(f.params)}")
+            if f.recursive:
+                fr.calls.save(fr, mine, f)
+            for a_, fm in zip(args, [ctx.frame(k) for k in f.params]):
+                copy_frame(fr, mine, a_, fm)
+            _depth_check(ctx, ins, fr, st, fr.calls.push(mine, ret_pc))
+            entry[addr == a] = f.entry_pc
+        lt = np.full((st.selw.size, 32), -1, dtype=np.int64)
+        lt[st.exec_matrix()] = entry
+        fr.simt.branch_multi(st.selw, lt, ret_pc, depth_delta=1)
+    return h_call_indirect
+
+
+def _build_builtin(ins, ctx, f, args, rets):
+    ret_pc = ins.pc + 1
+
+    def arg_values(fr, lanes):
+        return [fr.pframe[lanes, o:o + 8].copy().view("<u8")[:, 0] for o, n in args]
+    if f.builtin == "vprintf":
+        def h_printf(fr, st):
+            lanes = st.lane_ids(fr)
+            if lanes.size:
+                n = builtin_vprintf(fr, lanes, arg_values(fr, lanes))
+                if rets:
+                    o, sz = rets[0]
+                    fr.pframe[lanes, o:o + 4] = n.astype("<i4").view(np.uint8).reshape(-1, 4)
+            fr.simt.advance(st.selw)
+        return h_printf
+
+    def h_assert(fr, st):
+        lanes = st.lane_ids(fr)
+        if lanes.size == 0:
+            fr.simt.advance(st.selw)
+            return
+        lane = int(lanes[0])
+        vals = [int(v[0]) for v in arg_values(fr, lanes[:1])]
+        msg = read_string(fr, lane, vals[0]) if vals else "?"
+        file = read_string(fr, lane, vals[1]) if len(vals) > 1 else "?"
+        line = vals[2] & 0xFFFFFFFF if len(vals) > 2 else 0
+        func = read_string(fr, lane, vals[3]) if len(vals) > 3 else "?"
+        blk, t = divmod(lane, fr.lanes_per_block)
+        raise faults.at(DeviceTrapError, ctx.module, ins,
+                        f"device-side assertion failed in kernel '{ctx.kernel.name}': {file}:{line}: {func}: "
+                        f"Assertion `{msg}` failed; block {faults.dim3_of(fr.block0 + blk, fr.grid)}, thread "
+                        f"{faults.dim3_of(t, fr.block)}")
+    if f.builtin == "__assertfail":
+        return h_assert
+    raise ctx.unsupported(ins, f"builtin {f.builtin}")
+
+
+def _build_return(ins: Instruction, ctx, f):
+    """The return point of function ``f``: back to the callers, the return values copied to their sites."""
+    prog = ctx.program
+    ret_slots = [ctx.frame(k) for k in f.returns]
+    site_slots: dict[int, list] = {}
+
+    def slots(rpc: int):
+        got = site_slots.get(rpc)
+        if got is None:
+            call = prog.instructions[rpc - 1].call
+            got = site_slots[rpc] = [ctx.frame(k) for k in call.rets] if call is not None else []
+        return got
+
+    def h_return(fr, st):
+        lanes = st.lane_ids(fr)
+        rpcs = fr.calls.pop(lanes)
+        vals = [fr.pframe[lanes, o:o + n].copy() for o, n in ret_slots]
+        if f.recursive:
+            fr.calls.restore(fr, lanes, f)
+        for rpc in np.unique(rpcs):
+            where = rpcs == rpc
+            for (o, n), v in zip(slots(int(rpc)), vals):
+                m = min(n, v.shape[1])
+                fr.pframe[lanes[where], o:o + m] = v[where, :m]
+        per_warp = _warp_first(rpcs.astype(np.int64), st)
+        fr.simt.ret(st.selw, per_warp)
+    return h_return
+
+
+@semantics("brx", control=True)
+def build_brx(ins: Instruction, ctx):
+    targets = np.array(ins.targets, dtype=np.int64)
+    ri = reader(ins.operands[0], "u32", ctx)
+    rpc = ins.reconverge
+
+    def h_brx(fr, st):
+        idx = np.broadcast_to(np.asarray(ri(fr, st.sel)).astype(np.int64), (int(popcount32(st.exe).sum()),))
+        if idx.size and (idx.min() < 0 or idx.max() >= targets.size):
+            raise faults.at(KernelError, ctx.module, ins, f"brx.idx index {int(idx.max())} outside its "
+                                                          f"{targets.size}-entry branch table")
+        lt = np.full((st.selw.size, 32), -1, dtype=np.int64)
+        lt[st.exec_matrix()] = targets[idx]
+        fr.simt.branch_multi(st.selw, lt, rpc)
+    return h_brx
+
+
+@semantics("trap", control=True)
+def build_trap(ins: Instruction, ctx):
+    def h_trap(fr, st):
+        lanes = st.lane_ids(fr)
+        if lanes.size == 0:
+            fr.simt.advance(st.selw)
+            return
+        blk, t = divmod(int(lanes[0]), fr.lanes_per_block)
+        raise faults.at(DeviceTrapError, ctx.module, ins,
+                        f"trap in kernel '{ctx.kernel.name}': block {faults.dim3_of(fr.block0 + blk, fr.grid)}, "
+                        f"thread {faults.dim3_of(t, fr.block)} executed trap (the kernel aborts)")
+    return h_trap
+
+
+@semantics("nanosleep", "brkpt", "pmevent", "griddepcontrol", "setmaxnreg")
+def build_no_effect(ins: Instruction, ctx):
+    """Hints and scheduling controls with no functional effect (nanosleep: the emulator moves on)."""
+    def h_nothing(fr, st):
+        pass
+    return h_nothing

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.functional import floatops as fo
-from gpusim.functional.operands import DT, binary, ternary, unary
+from gpusim.functional.floatops import from_half
+from gpusim.functional.operands import DT, binary, reader, ternary, unary, writer
 from gpusim.functional.registry import semantics
 from isa.program import Instruction
 
@@ -44,8 +45,84 @@ def _ftz(ins: Instruction, f):
     return g
 
 
+_HALF = ("f16", "f16x2", "bf16", "bf16x2")
+_HALF_OPS = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+    "neg": None, "abs": None,
+    "ex2": np.exp2, "tanh": np.tanh,
+}
+
+
+def _half(ins: Instruction, ctx):
+    """16-bit float arithmetic (f16, bf16, and the packed pairs f16x2, bf16x2): each value widened to float64
+    exactly, the operation done there (exact, or rounded to odd for fma), and rounded once to the format;
+    ``neg``/``abs`` flip/clear the sign bit; ``.ftz`` flushes the format's subnormals; ``.sat`` clamps to
+    [0, 1]; ``.relu`` clamps at 0; ``min``/``max`` as for f32 (``.NaN``: NaN wins)."""
+    t = ins.type
+    kind = "bf16" if t.startswith("bf16") else "f16"
+    packed = t.endswith("x2")
+    base = ins.base
+    mods = ins.mods
+    ftz = "ftz" in mods
+
+    def lanes(bits):
+        """The 16-bit parts of each operand: one, or the low and high halves of a packed pair."""
+        b = np.asarray(bits)
+        if packed:
+            b = b.astype(np.uint32)
+            return [(b & np.uint32(0xFFFF)).astype(np.uint16), (b >> np.uint32(16)).astype(np.uint16)]
+        return [b.astype(np.uint16)]
+
+    def one(*parts):
+        if base in ("neg", "abs"):
+            (p,) = parts
+            return (p ^ np.uint16(0x8000)) if base == "neg" else (p & np.uint16(0x7FFF))
+        xs = [from_half(p, kind) for p in parts]
+        if ftz:
+            xs = [fo.flush_half(x, kind) for x in xs]
+        with np.errstate(all="ignore"):
+            if base in ("fma", "mad"):
+                prod = xs[0] * xs[1]                       # exact in float64 (22 bits at most)
+                r = fo._round_to_odd_sum(np.atleast_1d(prod).copy(), np.atleast_1d(np.broadcast_to(xs[2], np.shape(prod))).astype(np.float64).copy()).reshape(np.shape(prod))
+            elif base in ("min", "max"):
+                if "NaN" in mods:
+                    r = np.minimum(xs[0], xs[1]) if base == "min" else np.maximum(xs[0], xs[1])
+                else:
+                    r = np.fmin(xs[0], xs[1]) if base == "min" else np.fmax(xs[0], xs[1])
+            else:
+                r = _HALF_OPS[base](*xs)
+        if "sat" in mods:
+            r = np.where(np.isnan(r), 0.0, np.clip(r, 0.0, 1.0))
+        if "relu" in mods:
+            r = np.where(np.isnan(r) | (r < 0), 0.0, r)
+        if ftz:
+            r = fo.flush_half(r, kind)
+        return fo.to_half(r, kind)
+
+    def f(*srcs):
+        parts = [lanes(s_) for s_ in srcs]
+        outs = [one(*[p[k] for p in parts]) for k in range(2 if packed else 1)]
+        if packed:
+            return (outs[0].astype(np.uint32) | (outs[1].astype(np.uint32) << np.uint32(16)))
+        return outs[0]
+    return _raw(ins, ctx, f, "b32" if packed else "b16")
+
+
+def _raw(ins: Instruction, ctx, f, raw: str):
+    """A handler reading every source as raw bits of ``raw`` and writing ``f``'s bits."""
+    readers = [reader(o, raw, ctx) for o in ins.operands[1:]]
+    w = writer(ins.operands[0], raw)
+
+    def h(fr, st):
+        sel = st.sel
+        w(fr, sel, np.asarray(f(*[r(fr, sel) for r in readers])).astype(DT[raw]))
+    return h
+
+
 @semantics("add", "sub", types="float")
 def build_add_sub(ins: Instruction, ctx):
+    if ins.type in _HALF:
+        return _half(ins, ctx)
     rnd = _rounding(ins, ctx)
     add = ins.base == "add"
     if ins.type == "f32" and rnd != "rn":
@@ -59,6 +136,8 @@ def build_add_sub(ins: Instruction, ctx):
 
 @semantics("mul", types="float")
 def build_mul(ins: Instruction, ctx):
+    if ins.type in _HALF:
+        return _half(ins, ctx)
     rnd = _rounding(ins, ctx)
     if ins.type == "f32" and rnd != "rn":
         f = lambda x, y: fo.mul_f32_rounded(x, y, rnd)
@@ -72,14 +151,24 @@ def build_mul(ins: Instruction, ctx):
 @semantics("mad", "fma", types="float")
 def build_fma(ins: Instruction, ctx):
     rnd = _rounding(ins, ctx)
+    if ins.type in ("f16x2", "bf16", "bf16x2") or ins.type == "f16":
+        return _half(ins, ctx)
     if ins.type == "f32":
         f = lambda x, y, z: fo.fma_f32(x, y, z, rnd)
         if "sat" in ins.mods:
             f = lambda x, y, z: fo.sat01(fo.fma_f32(x, y, z, rnd))
-    elif ins.type == "f64":
-        f = fo.fma_f64
     else:
-        f = lambda x, y, z: (np.asarray(x, np.float32) * y + z).astype(np.float16)
+        f = fo.fma_f64
+    if "relu" in ins.mods:
+        g0 = f
+        f = lambda x, y, z: fo.relu(g0(x, y, z))
+    if ins.fused:          # contracted from mul + add/sub (isa.contract): negate the product or the addend
+        neg_p, neg_c, _ = ins.fused
+        g = f
+        if neg_p:
+            f = lambda x, y, z: g(np.negative(x), y, z)
+        elif neg_c:
+            f = lambda x, y, z: g(x, y, np.negative(z))
     return ternary(ins, _ftz(ins, f), ctx)
 
 
@@ -91,15 +180,26 @@ def build_div(ins: Instruction, ctx):
 
 @semantics("min", "max", types="float")
 def build_min_max(ins: Instruction, ctx):
+    if ins.type in _HALF:
+        return _half(ins, ctx)
+    if "relu" in ins.mods or "xorsign" in ins.mods or "abs" in ins.mods:
+        if "xorsign" in ins.mods:
+            raise ctx.unsupported(ins, f"{ins.opcode}: .xorsign.abs is modelled for 16-bit types only")
+        inner = build_min_max_plain(ins)
+        return binary(ins, _ftz(ins, lambda x, y: fo.relu(inner(x, y))), ctx)
+    return binary(ins, _ftz(ins, build_min_max_plain(ins)), ctx)
+
+
+def build_min_max_plain(ins: Instruction):
     if "NaN" in ins.mods:
-        f = np.minimum if ins.base == "min" else np.maximum
-    else:
-        f = np.fmin if ins.base == "min" else np.fmax
-    return binary(ins, _ftz(ins, f), ctx)
+        return np.minimum if ins.base == "min" else np.maximum
+    return np.fmin if ins.base == "min" else np.fmax
 
 
 @semantics("abs", "neg", "sqrt", "ex2", "lg2", "sin", "cos", types="float")
 def build_unary(ins: Instruction, ctx):
+    if ins.type in _HALF:
+        return _half(ins, ctx)
     _rounding(ins, ctx)
     return unary(ins, _ftz(ins, _UNARY[ins.base]), ctx)
 
@@ -115,6 +215,8 @@ def build_reciprocal(ins: Instruction, ctx):
 
 @semantics("tanh", types="float")
 def build_tanh(ins: Instruction, ctx):
+    if ins.type in _HALF:
+        return _half(ins, ctx)
     return unary(ins, np.tanh, ctx)
 
 

@@ -31,8 +31,51 @@ def _vector_access(ins: Instruction, ctx, k: int):
     return MemOp(ins, ctx, elem), items, DT[ins.type], elem, elem.bit_length() - 1
 
 
-@semantics("ld")
+def _frame_access(ins: Instruction, ctx, k: int):
+    """ld/st.param of a device function's parameter frame (``fr.pframe``, per lane): the byte range, the
+    registers (one, or a vector's) and the element dtype and size."""
+    m = ins.operands[1 - k] if k == 0 else ins.operands[0]
+    off, size = ctx.frame(m.base.name)
+    elem = elem_bytes(ins.type)
+    op = ins.operands[k]
+    items = list(op.items) if isinstance(op, Vec) else [op]
+    start = off + m.offset
+    if m.offset < 0 or m.offset + elem * len(items) > size:
+        raise ctx.unsupported(ins, f"{ins.opcode} reaches outside its {size}-byte .param variable")
+    return start, items, DT[ins.type], elem
+
+
+def _build_frame_ld(ins: Instruction, ctx):
+    start, regs, dt, elem = _frame_access(ins, ctx, 0)
+    writers = [writer(r, ins.type) if r is not None else None for r in regs]
+
+    def h_ld_frame(fr, st):
+        rows = fr.pframe[st.sel]
+        for k, w in enumerate(writers):
+            if w is not None:
+                o = start + k * elem
+                w(fr, st.sel, np.ascontiguousarray(rows[:, o:o + elem]).view(dt)[:, 0])
+    return h_ld_frame
+
+
+def _build_frame_st(ins: Instruction, ctx):
+    start, items, dt, elem = _frame_access(ins, ctx, 1)
+    readers = [reader(r, ins.type, ctx) if r is not None else None for r in items]
+
+    def h_st_frame(fr, st):
+        n = fr.T if st.lanes is None else st.lanes.size
+        for k, r in enumerate(readers):
+            if r is not None:
+                v = np.broadcast_to(np.asarray(r(fr, st.sel)).astype(dt), (n,))
+                o = start + k * elem
+                fr.pframe[st.sel, o:o + elem] = np.ascontiguousarray(v).view(np.uint8).reshape(n, elem)
+    return h_st_frame
+
+
+@semantics("ld", "ldu")
 def build_ld(ins: Instruction, ctx):
+    if ins.frame_param:
+        return _build_frame_ld(ins, ctx)
     mo, regs, dt, elem, shift = _vector_access(ins, ctx, 0)
     writers = [writer(r, ins.type) if r is not None else None for r in regs]
 
@@ -54,6 +97,8 @@ def build_ld(ins: Instruction, ctx):
 
 @semantics("st")
 def build_st(ins: Instruction, ctx):
+    if ins.frame_param:
+        return _build_frame_st(ins, ctx)
     mo, items, dt, elem, shift = _vector_access(ins, ctx, 1)
     readers = [reader(r, ins.type, ctx) if r is not None else None for r in items]
     if ins.space in ("const", "param"):

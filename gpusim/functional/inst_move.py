@@ -17,13 +17,52 @@ from gpusim.functional.memory import GENERIC_WINDOWS
 from gpusim.functional.operands import DT, reader, writer
 from gpusim.functional.registry import semantics
 from isa.opcodes import TYPE_BITS
-from isa.program import Instruction
+from isa.program import Instruction, Vec
 from isa.units import MemSpace
+
+
+def _build_pack(ins: Instruction, ctx):
+    """``mov.b64 d, {lo, hi}`` (pack: the first register is the low part) and ``mov.b64 {lo, hi}, a``
+    (unpack); likewise b32 from two b16 or four b8, b16 from two b8."""
+    t = ins.type
+    d, a = ins.operands[0], ins.operands[1]
+    width = TYPE_BITS[t]
+    if isinstance(a, Vec):     # pack
+        n = len(a.items)
+        part = width // n
+        pt = {8: "b8", 16: "b16", 32: "b32", 64: "b64"}[part]
+        readers = [reader(r, pt, ctx) for r in a.items]
+        w = writer(d, t)
+        wide = np.uint64
+        mask = wide((1 << part) - 1) if part < 64 else wide(0xFFFFFFFFFFFFFFFF)
+
+        def h_pack(fr, st):
+            acc = wide(0)
+            for k, r in enumerate(readers):
+                acc = acc | ((np.asarray(r(fr, st.sel)).astype(wide) & mask) << wide(k * part))
+            w(fr, st.sel, np.asarray(acc).astype(DT[t]))
+        return h_pack
+    n = len(d.items)
+    part = width // n
+    pt = {8: "b8", 16: "b16", 32: "b32", 64: "b64"}[part]
+    ra = reader(a, t, ctx)
+    writers = [writer(r, pt) if r is not None else None for r in d.items]
+    wide = np.uint64
+    mask = wide((1 << part) - 1) if part < 64 else wide(0xFFFFFFFFFFFFFFFF)
+
+    def h_unpack(fr, st):
+        v = np.asarray(ra(fr, st.sel)).astype(wide)
+        for k, w in enumerate(writers):
+            if w is not None:
+                w(fr, st.sel, ((v >> wide(k * part)) & mask).astype(DT[pt]))
+    return h_unpack
 
 
 @semantics("mov")
 def build_mov(ins: Instruction, ctx):
     t = ins.type
+    if isinstance(ins.operands[0], Vec) or isinstance(ins.operands[1], Vec):
+        return _build_pack(ins, ctx)
     ra = reader(ins.operands[1], t, ctx)
     w = writer(ins.operands[0], t)
 

@@ -1,9 +1,11 @@
 """A kernel compiled for the emulator: a pre-bound handler per PC and the kernel's symbol table.
 
-:func:`compile_kernel` lays out the kernel's shared variables (static, then module-scope ``.shared``, then
-the dynamic ``extern`` array), gives every variable its address in its state space, and asks the
-instruction table (:mod:`gpusim.functional.registry`) for each instruction's handler, so that a kernel with
-an instruction gpusim has no semantics for is rejected before it runs, with its location.
+:func:`compile_kernel` links the kernel with the device functions it calls (:func:`isa.link.link`, which
+also contracts mul + add into fma unless ``fmad=False``), lays out the kernel's shared variables (static,
+then module-scope ``.shared``, then the dynamic ``extern`` array), gives every variable its address in its
+state space, and asks the instruction table (:mod:`gpusim.functional.registry`) for each instruction's
+handler, so that a kernel with an instruction gpusim has no semantics for is rejected before it runs, with
+its location.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from gpusim.functional import faults
 from gpusim.functional.recorder import static_instruction
 from gpusim.functional.registry import lookup
 from gpusim.functional.trace import StaticInstr
+from isa.link import Program, link
 from isa.program import Kernel, Module
 from isa.units import MemSpace
 
@@ -21,12 +24,24 @@ from isa.units import MemSpace
 class KernelContext:
     """What a builder may ask about the kernel it compiles: symbol addresses and errors with locations."""
 
-    def __init__(self, kernel: Kernel, module: Module, symbols: dict[str, tuple[MemSpace, int]],
-                 shared_static_bytes: int):
-        self.kernel = kernel
+    def __init__(self, kernel, module: Module, symbols: dict[str, tuple[MemSpace, int]],
+                 shared_static_bytes: int, program: Program | None = None):
+        self.kernel = kernel          # the linked program (its .name, .instructions)
         self.module = module
         self.table = symbols
         self.shared_static_bytes = shared_static_bytes
+        self.program = program
+
+    def frame(self, key: str) -> tuple[int, int]:
+        """(offset, bytes) of a ``.param`` variable in the thread's parameter frame."""
+        return self.program.frame_symbols[key]
+
+    def return_point(self, pc: int):
+        """The function whose return point is ``pc``, or None."""
+        for f in self.program.functions.values():
+            if f.return_pc == pc:
+                return f
+        return None
 
     def symbol(self, name: str) -> tuple[MemSpace, int]:
         """(state space, address in it) of a variable or parameter."""
@@ -47,10 +62,17 @@ class CompiledKernel:
     is_control: list[bool]    # per PC: the handler moves the PC itself
     ctx: KernelContext
     static: list[StaticInstr]
+    program: Program | None = None
+
+    @property
+    def instructions(self):
+        return self.program.instructions
 
 
-def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int]) -> CompiledKernel:
-    """Handlers for every instruction of ``k``; ``global_addr``: the launch's addresses of module globals."""
+def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int], fmad: bool = True) -> CompiledKernel:
+    """Handlers for every instruction of ``k`` and the functions it calls; ``global_addr``: the launch's
+    addresses of module globals; ``fmad``: contract mul + add into fma as ptxas does by default."""
+    prog = link(module, k, fmad=fmad)
     shared = {v.name: v.offset for v in k.shared_vars}
     top = k.shared_bytes
     dynamic = []
@@ -68,11 +90,12 @@ def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int]) -> Co
                           (MemSpace.CONST, {n: v.offset for n, v in module.globals.items() if v.space == "const"}),
                           (MemSpace.GLOBAL, global_addr),
                           (MemSpace.PARAM, {p.name: p.offset for p in k.params}),
-                          (MemSpace.LOCAL, {v.name: v.offset for v in k.local_vars})):
+                          (MemSpace.LOCAL, prog.local_symbols)):
         symbols.update({n: (space, a) for n, a in layout.items()})
-    ctx = KernelContext(k, module, symbols, top)
+    symbols.update({f.name: (MemSpace.GLOBAL, f.address) for f in prog.functions.values()})
+    ctx = KernelContext(_Named(prog), module, symbols, top, prog)
     handlers, is_control = [], []
-    for ins in k.instructions:
+    for ins in prog.instructions:
         row = lookup(ins)
         if row is None:
             raise ctx.unsupported(ins, f"no semantics for {ins.opcode}")
@@ -83,7 +106,16 @@ def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int]) -> Co
                 raise
             raise ctx.unsupported(ins, str(e)) from None
         is_control.append(row.control)
-    return CompiledKernel(k, handlers, is_control, ctx, [static_instruction(i) for i in k.instructions])
+    return CompiledKernel(k, handlers, is_control, ctx, [static_instruction(i) for i in prog.instructions], prog)
+
+
+class _Named:
+    """The linked program as the fault reports see a kernel: its name and instructions."""
+
+    def __init__(self, prog: Program):
+        self.name = prog.kernel.name
+        self.instructions = prog.instructions
+        self.program = prog
 
 
 def _align(x: int, a: int) -> int:

@@ -17,23 +17,40 @@ from isa.opcodes import TYPE_BITS
 from isa.program import Instruction
 
 CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt")
-_MEMORY_OPS = ("ld", "st", "atom", "red")
+_MEMORY_OPS = ("ld", "st", "atom", "red", "ldu")
 
 
 def static_instruction(ins: Instruction) -> StaticInstr:
-    """What the timing model needs to know of one PC (see :class:`StaticInstr`)."""
+    """What the timing model needs to know of one PC (see :class:`StaticInstr`).
+
+    Device-function parameter moves (``ld/st.param`` of a call sequence) are register moves (the ABI passes
+    parameters in registers); ``cp.async`` is a global load (its shared-memory write is not timed); a
+    device function's ``call`` and ``ret`` are branches."""
+    if ins.frame_param:
+        return StaticInstr(pc=ins.pc, opcode=ins.opcode, unit="int", latency_class="alu",
+                           dst_regs=tuple(r.id for r in ins.regs_written()),
+                           src_regs=tuple(r.id for r in ins.regs_read()), ptx_line=ins.line,
+                           src_file=ins.src_file, src_line=ins.src_line)
+    if ins.base == "cp.async" and ins.space is not None:
+        size = int(ins.operands[2].value) if len(ins.operands) > 2 and hasattr(ins.operands[2], "value") else 16
+        return StaticInstr(pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
+                           src_regs=tuple(r.id for r in ins.regs_read()), mem_space="global", access_bytes=size,
+                           is_load=True, cache_op=next(("." + m for m in ins.mods if m in CACHE_OPS), None),
+                           ptx_line=ins.line, src_file=ins.src_file, src_line=ins.src_line)
     mem = ins.base in _MEMORY_OPS
     elem = max(1, TYPE_BITS.get(ins.type or "b32", 32) // 8) if mem else 0
     return StaticInstr(
         pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
         dst_regs=tuple(r.id for r in ins.regs_written()), src_regs=tuple(r.id for r in ins.regs_read()),
         mem_space=ins.space if mem else None, access_bytes=elem * ins.vec if mem else 0,
-        is_load=ins.base in ("ld", "atom"), is_store=ins.base in ("st", "red"),
+        is_load=ins.base in ("ld", "ldu", "atom"), is_store=ins.base in ("st", "red"),
         is_atomic=ins.base in ("atom", "red"),
         cache_op=next(("." + m for m in ins.mods if m in CACHE_OPS), None) if mem else None,
         is_barrier=ins.base in ("bar", "barrier") and "warp" not in ins.mods,
-        is_membar=ins.base in ("membar", "fence"), is_branch=ins.base == "bra",
-        is_exit=ins.base in ("ret", "exit"), ptx_line=ins.line, src_file=ins.src_file, src_line=ins.src_line)
+        is_membar=ins.base in ("membar", "fence"),
+        is_branch=ins.base in ("bra", "brx", "call") or (ins.base == "ret" and ins.target >= 0),
+        is_exit=ins.base in ("exit", "trap") or (ins.base == "ret" and ins.target < 0), ptx_line=ins.line,
+        src_file=ins.src_file, src_line=ins.src_line)
 
 
 class _Batch:

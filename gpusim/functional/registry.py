@@ -74,7 +74,8 @@ def semantics(*mnemonics: str, types: str | None = None, control: bool = False):
 def lookup(ins: Instruction) -> Semantics | None:
     """The table row for an instruction, or None when gpusim has no semantics for it."""
     _load_families()
-    kind = "float" if (ins.type or "")[:1] == "f" else "int"
+    t = ins.type or ""
+    kind = "float" if t[:1] == "f" or t.startswith("bf16") else "int"
     for row in _TABLE.get(ins.base, ()):
         if row.types is None or row.types == kind:
             return row

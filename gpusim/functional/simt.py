@@ -15,6 +15,13 @@ Barriers count threads, not warps: a block's barrier releases when the warps wai
 of the block that has not exited (``live``).  A warp that can neither run nor be released leaves the batch
 without a runnable warp: the emulator reports the deadlock with :meth:`SimtStack.held_paths`.
 
+Device-function calls (:meth:`SimtStack.call`, :meth:`SimtStack.ret`): a call moves the entry into the
+function one *call depth* deeper; lanes that do not call (a guarded call) wait in a reconvergence entry at
+the return address.  Every entry keeps the depth its reconvergence PC belongs to (``rdepth``), and pops only
+at that PC *and* depth, so a recursive activation passing the PC where an outer one reconverges does not
+pop it.  A multi-way branch (``brx.idx``, an indirect call with different targets) pushes one entry per
+target.
+
 ``ready_pc`` is what the emulator schedules by: the PC each warp runs next, or :data:`NEVER` while it waits
 at a barrier or is done.  The emulator executes the lowest ready PC for every warp standing there at once.
 """
@@ -43,6 +50,11 @@ class SimtStack:
         self.stack_mask = np.zeros((W, depth), dtype=np.uint32)
         self.stack_rpc = np.zeros((W, depth), dtype=np.int64)
         self.sp = np.zeros(W, dtype=np.int64)            # entries below the top
+        self.depth = np.zeros(W, dtype=np.int64)         # call depth of the top entry
+        self.rdepth = np.zeros(W, dtype=np.int64)        # the call depth its reconvergence PC belongs to
+        self.stack_depth = np.zeros((W, depth), dtype=np.int64)
+        self.stack_rdepth = np.zeros((W, depth), dtype=np.int64)
+        self.has_calls = False                           # set by the emulator for programs with calls
         self.waiting = np.zeros(W, dtype=bool)           # at a barrier
         self.done = init == 0
         self.ready_pc = np.where(self.done, NEVER, self.pc)
@@ -89,16 +101,89 @@ class SimtStack:
             if int(self.sp[d].max()) + 2 >= self.stack_pc.shape[1]:
                 self._grow()
             s = self.sp[d]
-            self.stack_pc[d, s] = reconverge
-            self.stack_mask[d, s] = self.mask[d]
-            self.stack_rpc[d, s] = self.rpc[d]
-            self.stack_pc[d, s + 1] = fall_through
-            self.stack_mask[d, s + 1] = self.mask[d] & ~taken[div]
-            self.stack_rpc[d, s + 1] = reconverge
+            self._push(d, s, reconverge, self.mask[d], self.rpc[d], self.rdepth[d], self.depth[d])
+            self._push(d, s + 1, fall_through, self.mask[d] & ~taken[div], reconverge, self.depth[d], self.depth[d])
             self.sp[d] = s + 2
             pc[d] = target
             self.mask[d] = taken[div]
             self.rpc[d] = reconverge
+            self.rdepth[d] = self.depth[d]
+        self._settle(ws)
+        self._refresh(ws)
+
+    def branch_multi(self, ws: np.ndarray, lane_targets: np.ndarray, reconverge: int, depth_delta: int = 0) -> None:
+        """A multi-way branch: ``lane_targets`` ``[warps, 32]`` (-1 for lanes that stay: they continue at the
+        next PC).  Each group of lanes with one target becomes an entry reconverging at ``reconverge``
+        (``depth_delta`` 1: the targets are functions, entered one call depth deeper)."""
+        self.branches += ws.size
+        for k, w in enumerate(ws):
+            lt = lane_targets[k]
+            act = int(self.mask[w])
+            groups = {}
+            for lane in range(32):
+                if act >> lane & 1:
+                    groups.setdefault(int(lt[lane]), 0)
+                    groups[int(lt[lane])] |= 1 << lane
+            here = int(self.pc[w])
+            groups = {(here + 1 if t < 0 else t): m for t, m in groups.items()}
+            if len(groups) == 1 and depth_delta == 0:
+                (t, _), = groups.items()
+                self.pc[w] = t
+                continue
+            self.divergent_branches += len(groups) > 1
+            need = int(self.sp[w]) + len(groups) + 1
+            while need >= self.stack_pc.shape[1]:
+                self._grow()
+            s = int(self.sp[w])
+            cur_depth = int(self.depth[w])
+            self._push(w, s, reconverge, self.mask[w], self.rpc[w], self.rdepth[w], cur_depth)
+            s += 1
+            items = sorted(groups.items())
+            for t, m in items[1:]:
+                inner = cur_depth + (depth_delta if t != here + 1 else 0)
+                self._push(w, s, t, np.uint32(m), reconverge, cur_depth, inner)
+                s += 1
+            self.sp[w] = s
+            t, m = items[0]
+            self.pc[w] = t
+            self.mask[w] = np.uint32(m)
+            self.rpc[w] = reconverge
+            self.rdepth[w] = cur_depth
+            self.depth[w] = cur_depth + (depth_delta if t != here + 1 else 0)
+        self._settle(ws)
+        self._refresh(ws)
+
+    def call(self, ws: np.ndarray, calling: np.ndarray, target: int) -> None:
+        """``call``: the lanes ``calling`` (per warp) enter the function at ``target``, one call depth deeper;
+        the warp's other active lanes wait at the return address, where the callers rejoin them."""
+        self.branches += ws.size
+        act = self.mask[ws]
+        ret_pc = self.pc[ws] + 1
+        none = calling == 0
+        self.pc[ws[none]] = ret_pc[none]
+        part = (~none) & (calling != act)
+        if part.any():
+            d = ws[part]
+            self.divergent_branches += d.size
+            if int(self.sp[d].max()) + 1 >= self.stack_pc.shape[1]:
+                self._grow()
+            s = self.sp[d]
+            self._push(d, s, ret_pc[part], self.mask[d], self.rpc[d], self.rdepth[d], self.depth[d])
+            self.sp[d] = s + 1
+            self.mask[d] = calling[part]
+            self.rpc[d] = ret_pc[part]
+            self.rdepth[d] = self.depth[d]
+        go = ws[~none]
+        self.pc[go] = target
+        self.depth[go] += 1
+        self._settle(ws)
+        self._refresh(ws)
+
+    def ret(self, ws: np.ndarray, ret_pc: np.ndarray) -> None:
+        """A function's return point: the warps' top entries go back to ``ret_pc`` (per warp), one depth up."""
+        self.branches += ws.size
+        self.pc[ws] = ret_pc
+        self.depth[ws] -= 1
         self._settle(ws)
         self._refresh(ws)
 
@@ -128,11 +213,21 @@ class SimtStack:
                 if int(self.stack_mask[w, s])]
 
     # -- internals ------------------------------------------------------------------------------------
+    def _push(self, w, s, pc, mask, rpc, rdepth, depth) -> None:
+        self.stack_pc[w, s] = pc
+        self.stack_mask[w, s] = mask
+        self.stack_rpc[w, s] = rpc
+        self.stack_rdepth[w, s] = rdepth
+        self.stack_depth[w, s] = depth
+
     def _settle(self, ws: np.ndarray) -> None:
         """Pop the entries of warps ws that ended (reached their reconvergence PC, or have no lanes left)."""
         pc, mask, rpc, sp = self.pc, self.mask, self.rpc, self.sp
         while ws.size:
-            need = (mask[ws] == 0) | (pc[ws] == rpc[ws])
+            if self.has_calls:
+                need = (mask[ws] == 0) | ((pc[ws] == rpc[ws]) & (self.depth[ws] == self.rdepth[ws]))
+            else:
+                need = (mask[ws] == 0) | (pc[ws] == rpc[ws])
             if not need.any():
                 break
             w = ws[need]
@@ -148,6 +243,9 @@ class SimtStack:
             pc[wp] = self.stack_pc[wp, s]
             mask[wp] = self.stack_mask[wp, s]
             rpc[wp] = self.stack_rpc[wp, s]
+            if self.has_calls:
+                self.depth[wp] = self.stack_depth[wp, s]
+                self.rdepth[wp] = self.stack_rdepth[wp, s]
             self.ready_pc[wp] = pc[wp]   # the popped entry may resume elsewhere (a pending fall-through path)
             ws = wp
 
@@ -171,3 +269,5 @@ class SimtStack:
         self.stack_pc = np.concatenate([self.stack_pc, np.zeros((W, D), np.int64)], axis=1)
         self.stack_mask = np.concatenate([self.stack_mask, np.zeros((W, D), np.uint32)], axis=1)
         self.stack_rpc = np.concatenate([self.stack_rpc, np.zeros((W, D), np.int64)], axis=1)
+        self.stack_depth = np.concatenate([self.stack_depth, np.zeros((W, D), np.int64)], axis=1)
+        self.stack_rdepth = np.concatenate([self.stack_rdepth, np.zeros((W, D), np.int64)], axis=1)

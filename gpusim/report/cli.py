@@ -25,6 +25,8 @@ def _launch_kwargs(a) -> dict:
           "shared_mem": a.smem, "launch": getattr(a, "launch", None)}
     if getattr(a, "budget", None) is not None:
         kw["budget"] = a.budget
+    if getattr(a, "fmad", True) is False:
+        kw["fmad"] = False
     return kw
 
 

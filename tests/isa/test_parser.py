@@ -23,7 +23,7 @@ def err(text: str) -> PtxError:
 
 
 @pytest.mark.parametrize("line,col,msg", [
-    ("        fma.rz.f16x2 %r1, %r2, %r3, %r1;", 9, "unknown opcode 'fma.rz.f16x2'"),
+    ("        frob.rz.f16x2 %r1, %r2, %r3, %r1;", 9, "unknown opcode 'frob.rz.f16x2'"),
     ("\tadd.s32 %r1, %r9, %r2;", 15, "undeclared register %r9"),
     ("\tbra.uni NOWHERE;", 10, "label 'NOWHERE' not found"),
     ("\t.reg .b64 %rd1;\n\tadd.f32 %r1, %r2, %r3;\n\tadd.f32 %rd1, %rd1, %rd1;", None, "type mismatch"),
