@@ -112,7 +112,7 @@ def contract(instrs: list[Instruction]) -> tuple[list[Instruction], int]:
     for ins in out:
         if ins.base in ("bra", "brx"):
             ins.reconverge = rpcs[ins.pc]
-    return out, len(cands)
+    return out, len(choice)
 
 
 def _fused(add: Instruction, mul: Instruction) -> Instruction:

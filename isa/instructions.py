@@ -12,6 +12,7 @@ from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, OUT_OF
                          SPECIAL_REGISTERS, TYPE_BITS, VECTOR_SPECIALS)
 from isa.program import CallInfo, Imm, Instruction, Label, Mem, Reg, SpecialReg, SymbolAddr, Vec
 from isa.tokenizer import INT_KINDS, Tok, int_value
+from isa.units import LatencyClass, Unit
 
 _PRED_TYPED = ("mov", "vote", "and", "or", "xor", "not")   # instructions that take the .pred type
 
@@ -182,8 +183,10 @@ class InstructionParser:
             ins.src_line = loc[1] or None
         self.decode_operands(ins, raw_ops, op_tok)
         unit, lat = spec.unit_and_latency(ins.type)
-        if base in ("ld", "st", "atom", "red"):
+        if base in ("ld", "st", "atom", "red", "ldu"):
             unit, lat = SPACE_LATENCY[ins.space or "generic"]
+        if base == "cp.async" and ins.space is None:     # commit_group / wait_group: ordering, not a copy
+            unit, lat = Unit.MISC, LatencyClass.MEMBAR
         ins.unit, ins.latency_class = unit, lat
         return ins
 

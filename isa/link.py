@@ -67,7 +67,7 @@ class Program:
     local_bytes: int = 0
     frame_bytes: int = 0
     fmad: bool = True
-    contracted: int = 0                       # mul + add/sub pairs contracted into fma
+    contracted: int = 0                       # add/sub instructions that became fma (isa.contract)
 
     @property
     def has_calls(self) -> bool:

@@ -32,13 +32,16 @@ def elem_bytes(t: str) -> int:
 class MemOp:
     """The address computation and checks of one ld/st/atom/red instruction."""
 
-    def __init__(self, ins: Instruction, ctx, elem_bytes: int):
+    def __init__(self, ins: Instruction, ctx, elem_bytes: int, *, operand: int | None = None,
+                 space: str | None = None):
         self.ins = ins
         self.ctx = ctx
-        self.space = MemSpace(ins.space)
+        self.space = MemSpace(space or ins.space)
         self.elem = elem_bytes
         self.size = elem_bytes * ins.vec
-        m = ins.operands[0] if ins.base in ("st", "red") else ins.operands[1]
+        if operand is None:
+            operand = 0 if ins.base in ("st", "red", "prefetch", "prefetchu", "applypriority", "discard") else 1
+        m = ins.operands[operand]
         assert isinstance(m, Mem)
         self.off = m.offset
         self.const_addr = None
@@ -84,9 +87,11 @@ class MemOp:
         a = fr.regs[self.rid][st.sel]
         if a.dtype == np.uint64:
             a = a.view(np.int64)
-        else:
-            a = a.astype(np.int64)
-        return a + self.off if self.off else a.copy()
+            return a + self.off if self.off else a.copy()
+        # a 32-bit address wraps modulo 2^32 as on the hardware: nvcc strength-reduces shared indexing into a
+        # register that goes below the array's base and adds the offset back ([%r5+64])
+        a = a.astype(np.int64)
+        return (a + self.off) & 0xFFFFFFFF if self.off else a
 
     def _resolve_space(self, fr, st, space: MemSpace, addr, where):
         size = self.size

@@ -115,7 +115,7 @@ class Emulator:
         fr.local2d = fr.local[: T * fr.local_size].reshape(T, fr.local_size)
         fr.pframe = np.zeros((T, _align(prog.frame_bytes, 8)), dtype=np.uint8)
         fr.calls = CallStack(T) if prog.has_calls else None
-        fr.async_pending = 0
+        fr.cc = np.zeros(T, dtype=np.uint8)      # the carry flag CC.CF of add.cc/addc ...
         fr.lanes_per_block = lpb
         fr.block0, fr.grid, fr.block = b0, grid3, block3
         fr.lane_block_all = np.arange(T, dtype=np.int64) // lpb
@@ -177,6 +177,8 @@ class Emulator:
             else:
                 if st.lanes is None or st.lanes.size:
                     special["%clock"] = np.uint32(n_steps & 0xFFFFFFFF)
+                    special["%clock64"] = special["%globaltimer"] = np.uint64(n_steps)
+                    special["%globaltimer_lo"] = special["%clock"]
                     handlers[pc](fr, st)
                 simt.advance(selw)
             if recorder is not None:

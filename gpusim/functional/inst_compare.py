@@ -1,4 +1,4 @@
-"""Comparison and selection: ``setp set selp``.
+"""Comparison and selection: ``setp set selp slct``.
 
 Integer comparisons use the instruction type's signedness (``lo ls hi hs`` are the unsigned names).  Float
 comparisons are ordered (false when either operand is NaN) unless their name ends in ``u`` (``equ ltu ...``:
@@ -87,3 +87,21 @@ def build_compare(ins: Instruction, ctx):
             r = bop(r, rc(fr, sel))
         w(fr, sel, np.where(r, true_bits, np.uint32(0)))
     return h_set
+
+
+@semantics("slct")
+def build_slct(ins: Instruction, ctx):
+    """``slct.dtype.ctype d, a, b, c``: ``d = (c >= 0) ? a : b`` (f32 c: -0.0 counts as >= 0, NaN as < 0)."""
+    t, tc = ins.types
+    ra, rb = reader(ins.operands[1], t, ctx), reader(ins.operands[2], t, ctx)
+    rc = reader(ins.operands[3], tc, ctx)
+    w = writer(ins.operands[0], t)
+    ftz = "ftz" in ins.mods and tc == "f32"
+
+    def h_slct(fr, st):
+        sel = st.sel
+        c = np.asarray(rc(fr, sel))
+        if ftz:
+            c = fo.flush_subnormals(c)
+        w(fr, sel, np.where(c >= 0, ra(fr, sel), rb(fr, sel)).astype(DT[t]))
+    return h_slct

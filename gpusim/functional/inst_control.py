@@ -58,7 +58,9 @@ def build_exit(ins: Instruction, ctx):
 
 @semantics("bar", "barrier", control=True)
 def build_bar(ins: Instruction, ctx):
-    if "warp" in ins.mods:           # bar.warp.sync: a reconvergence hint only
+    if "warp" in ins.mods or ("cluster" in ins.mods and "arrive" in ins.mods):
+        # bar.warp.sync: a reconvergence hint only; barrier.cluster.arrive: a cluster of one block waits
+        # at its barrier.cluster.wait
         def h_syncwarp(fr, st):
             fr.simt.advance(st.selw)
         return h_syncwarp

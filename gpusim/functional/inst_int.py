@@ -1,4 +1,6 @@
-"""Integer arithmetic: ``add sub mul mad div rem min max abs neg`` on integer types.
+"""Integer arithmetic: ``add sub mul mad div rem min max abs neg`` on integer types, the extended-precision
+``add.cc addc sub.cc subc mad.cc madc`` (the carry flag CC.CF is a per-thread bit, ``fr.cc``), ``mul24 mad24
+sad dp4a dp2a``.
 
 Integer arithmetic wraps modulo 2^width, as on the GPU; ``.sat`` (s32 add/sub/mad) clamps instead.
 ``mul``/``mad`` ``.lo`` keep the low half of the double-width product, ``.hi`` the high half, ``.wide`` the
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusim.functional.operands import DT, SIGNED, UNSIGNED, binary, ternary, unary
+from gpusim.functional.operands import DT, SIGNED, UNSIGNED, binary, reader, ternary, unary, writer
 from gpusim.functional.registry import semantics
 from isa.opcodes import TYPE_BITS
 from isa.program import Instruction
@@ -18,6 +20,8 @@ from isa.program import Instruction
 
 @semantics("add", "sub", types="int")
 def build_add_sub(ins: Instruction, ctx):
+    if "cc" in ins.mods:
+        return _carry_ops(ins, ctx)
     if "sat" in ins.mods and ins.type == "s32":
         f = (lambda x, y: _int_sat_s32(x.astype(np.int64) + y)) if ins.base == "add" else \
             (lambda x, y: _int_sat_s32(x.astype(np.int64) - y))
@@ -41,6 +45,8 @@ def build_mul(ins: Instruction, ctx):
 @semantics("mad", types="int")
 def build_mad(ins: Instruction, ctx):
     t, mods = ins.type, ins.mods
+    if "cc" in mods:
+        return _carry_ops(ins, ctx)
     if "wide" in mods:
         wts = _wide_type(t)
         wt = DT[wts]
@@ -121,3 +127,119 @@ def _wide_type(t: str) -> str:
 
 def _int_sat_s32(x64):
     return np.clip(x64, -2 ** 31, 2 ** 31 - 1).astype(np.int32)
+
+
+# ---- extended precision: the carry flag CC.CF (per thread, fr.cc) ----------------------------------------
+def _carry_ops(ins: Instruction, ctx):
+    """add.cc / sub.cc / addc / subc / mad.cc / madc: 32- or 64-bit with the carry (borrow) in ``fr.cc``."""
+    t = ins.type
+    bits = TYPE_BITS[t]
+    ut = UNSIGNED[bits]
+    base = ins.base
+    cin = base in ("addc", "subc", "madc")
+    cout = "cc" in ins.mods
+    srcs = [reader(o, t, ctx) for o in ins.operands[1:]]
+    w = writer(ins.operands[0], t)
+    big = 1 << bits
+    mad_hi = "hi" in ins.mods
+
+    def h(fr, st):
+        sel = st.sel
+        vals = [np.asarray(r(fr, sel)).astype(ut).astype(object) if bits == 64 else
+                np.asarray(r(fr, sel)).astype(ut).astype(np.int64) for r in srcs]
+        c = fr.cc[sel].astype(np.int64) if cin else 0
+        if bits == 64:
+            c = c.astype(object) if cin else 0
+        if base in ("add", "addc"):
+            full = vals[0] + vals[1] + c
+            carry = full >= big
+        elif base in ("sub", "subc"):
+            full = vals[0] - vals[1] - c
+            carry = full < 0              # the borrow
+        else:                             # mad.cc / madc: lo or hi half of the product, plus c, plus carry
+            a, b_ = vals[0], vals[1]
+            if t[0] == "s":
+                a = np.where(a >= big // 2, a - big, a) if bits < 64 else np.array([x - big if x >= big // 2 else x for x in np.ravel(a)], dtype=object).reshape(np.shape(a))
+                b_ = np.where(b_ >= big // 2, b_ - big, b_) if bits < 64 else np.array([x - big if x >= big // 2 else x for x in np.ravel(b_)], dtype=object).reshape(np.shape(b_))
+            prod = (np.asarray(a, dtype=object) * np.asarray(b_, dtype=object))
+            half = (prod >> bits) % big if mad_hi else prod % big
+            full = np.asarray(half, dtype=object) + np.asarray(vals[2], dtype=object) + np.asarray(c, dtype=object)
+            carry = np.asarray(full >= big, dtype=bool)
+        res = np.asarray(np.asarray(full, dtype=object) % big, dtype=object)
+        w(fr, sel, np.asarray(res.astype(np.uint64) if bits == 64 else res.astype(np.int64)).astype(ut).view(DT[t]))
+        if cout:
+            fr.cc[sel] = np.asarray(carry, dtype=np.uint8)
+    return h
+
+
+@semantics("addc", "subc", "madc", types="int")
+def build_carry(ins: Instruction, ctx):
+    return _carry_ops(ins, ctx)
+
+
+# ---- 24-bit multiplies, sum of absolute differences, dot products ---------------------------------------
+@semantics("mul24", "mad24", types="int")
+def build_mul24(ins: Instruction, ctx):
+    signed = ins.type == "s32"
+    hi = "hi" in ins.mods
+
+    def prod(a, b):
+        a = np.asarray(a).astype(np.int64) & 0xFFFFFF
+        b = np.asarray(b).astype(np.int64) & 0xFFFFFF
+        if signed:
+            a = np.where(a & 0x800000, a - (1 << 24), a)
+            b = np.where(b & 0x800000, b - (1 << 24), b)
+        p = a * b                                  # the 48-bit product
+        return (p >> 16) if hi else p
+    if ins.base == "mul24":
+        return binary(ins, lambda a, b: prod(a, b).astype(np.uint64).astype(np.uint32).view(DT[ins.type]), ctx)
+    sat = "sat" in ins.mods and hi and signed
+
+    def mad(a, b, c):
+        s = (prod(a, b) & 0xFFFFFFFF) if not hi else (prod(a, b) & 0xFFFFFFFF)
+        s = np.where(s >= 1 << 31, s - (1 << 32), s) if signed else s
+        r = s + np.asarray(c).astype(np.int64)
+        if sat:
+            r = np.clip(r, -2 ** 31, 2 ** 31 - 1)
+        return r.astype(np.uint64).astype(np.uint32).view(DT[ins.type])
+    return ternary(ins, mad, ctx)
+
+
+@semantics("sad", types="int")
+def build_sad(ins: Instruction, ctx):
+    t = ins.type
+    dt = DT[t]
+
+    def f(a, b, c):
+        a, b = np.asarray(a), np.asarray(b)
+        d = np.where(a < b, b - a, a - b).astype(dt)
+        return (c + d).astype(dt)
+    return ternary(ins, f, ctx)
+
+
+def _bytes(x, signed: bool, n: int, width: int):
+    """The n parts of ``width`` bits of each 32-bit value, sign- or zero-extended, as int64 [.., n]."""
+    x = np.asarray(x).astype(np.uint32).astype(np.int64)
+    parts = [(x >> (width * k)) & ((1 << width) - 1) for k in range(n)]
+    if signed:
+        parts = [np.where(p >= 1 << (width - 1), p - (1 << width), p) for p in parts]
+    return parts
+
+
+@semantics("dp4a", "dp2a", types="int")
+def build_dot(ins: Instruction, ctx):
+    ta, tb = ins.types
+    tc = "u32" if (ta, tb) == ("u32", "u32") else "s32"
+    hi = "hi" in ins.mods
+
+    def f(a, b, c):
+        if ins.base == "dp4a":
+            va, vb = _bytes(a, ta == "s32", 4, 8), _bytes(b, tb == "s32", 4, 8)
+        else:
+            va = _bytes(a, ta == "s32", 2, 16)
+            vb = _bytes(b, tb == "s32", 4, 8)[2:] if hi else _bytes(b, tb == "s32", 4, 8)[:2]
+        acc = np.asarray(c).astype(np.int64)
+        for x, y in zip(va, vb):
+            acc = acc + x * y
+        return (acc & 0xFFFFFFFF).astype(np.uint64).astype(np.uint32).view(DT[tc])
+    return ternary(ins, f, ctx, types=(ta, tb, tc), out_type=tc)

@@ -1,9 +1,12 @@
-"""Bitwise logic, shifts and bit fields: ``and or xor not cnot lop3 shl shr popc clz brev bfe bfi prmt``.
+"""Bitwise logic, shifts and bit fields: ``and or xor not cnot lop3 shl shr shf popc clz bfind fns brev bfe bfi
+bmsk szext prmt``.
 
 On ``.pred`` operands ``and or xor not`` are the boolean operations.  Shifts by the width or more give 0
 (``shr.s``: the sign bit everywhere).  ``bfe``/``bfi`` clamp position and length to the width as PTX
-defines; ``bfe.s`` sign-extends from the field's top bit.  ``prmt`` implements the default byte-select mode
-(each result byte picks one of the eight bytes of ``{b, a}``, or replicates its sign).
+defines; ``bfe.s`` sign-extends from the field's top bit.  ``prmt``: the default byte-select mode (each
+result byte picks one of the eight bytes of ``{b, a}``, or replicates its sign) and the special modes
+``.f4e .b4e .rc8 .ecl .ecr .rc16`` (selected by ``c[1:0]``).  ``shf`` is the funnel shift of ``{b, a}``;
+``bfind`` finds the most significant non-sign bit (``.shiftamt``: the shift that moves it to the top).
 """
 from __future__ import annotations
 
@@ -131,8 +134,22 @@ def build_bfi(ins: Instruction, ctx):
     return h
 
 
+# the byte of {b, a} each result byte (0..3) takes in the special modes, by c[1:0]
+_PRMT_MODES = {
+    "f4e": ((0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)),
+    "b4e": ((0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)),
+    "rc8": ((0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)),
+    "ecl": ((0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)),
+    "ecr": ((0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)),
+    "rc16": ((0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)),
+}
+
+
 @semantics("prmt")
 def build_prmt(ins: Instruction, ctx):
+    mode = next((m for m in _PRMT_MODES if m in ins.mods), None)
+    table = np.array(_PRMT_MODES[mode], dtype=np.uint64) if mode else None
+
     def f(a, bb, c):
         a = np.asarray(a).astype(np.uint64)
         bb = np.asarray(bb).astype(np.uint64)
@@ -140,14 +157,126 @@ def build_prmt(ins: Instruction, ctx):
         tmp = (bb << np.uint64(32)) | a
         out = np.zeros(np.broadcast(a, bb, c).shape, dtype=np.uint64)
         for k in range(4):
-            nib = (c >> np.uint64(4 * k)) & np.uint64(0xF)
-            sel_ = nib & np.uint64(7)
-            byte = (tmp >> (sel_ * np.uint64(8))) & np.uint64(0xFF)
-            sign = np.where((byte & np.uint64(0x80)) != 0, np.uint64(0xFF), np.uint64(0))
-            byte = np.where((nib & np.uint64(8)) != 0, sign, byte)
+            if table is not None:
+                sel_ = table[(c & np.uint64(3)).astype(np.int64), k]
+                byte = (tmp >> (sel_ * np.uint64(8))) & np.uint64(0xFF)
+            else:
+                nib = (c >> np.uint64(4 * k)) & np.uint64(0xF)
+                sel_ = nib & np.uint64(7)
+                byte = (tmp >> (sel_ * np.uint64(8))) & np.uint64(0xFF)
+                sign = np.where((byte & np.uint64(0x80)) != 0, np.uint64(0xFF), np.uint64(0))
+                byte = np.where((nib & np.uint64(8)) != 0, sign, byte)
             out |= byte << np.uint64(8 * k)
         return out.astype(np.uint32)
     return ternary(ins, f, ctx)
+
+
+@semantics("bfind")
+def build_bfind(ins: Instruction, ctx):
+    t = ins.type
+    bits = TYPE_BITS[t]
+    shiftamt = "shiftamt" in ins.mods
+
+    def f(a):
+        u = np.asarray(a).view(UNSIGNED[bits]) if np.ndim(a) else np.asarray(a).astype(DT[t]).view(UNSIGNED[bits])
+        u = u.astype(np.uint64)
+        if t[0] == "s":       # negative: look for the most significant 0
+            neg = (u >> np.uint64(bits - 1)) & np.uint64(1)
+            mask = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+            u = np.where(neg == 1, (~u) & mask, u)
+        lz = _clz(u, 64).astype(np.int64)
+        pos = 63 - lz
+        found = u != 0
+        d = np.where(shiftamt, (bits - 1) - pos, pos)
+        return np.where(found, d, 0xFFFFFFFF).astype(np.uint64).astype(np.uint32)
+    return unary(ins, f, ctx, out_type="u32")
+
+
+@semantics("fns")
+def build_fns(ins: Instruction, ctx):
+    def f(mask, base, offset):
+        mask = np.atleast_1d(np.asarray(mask).astype(np.uint64))
+        base = np.asarray(base).astype(np.int64)
+        offset = np.asarray(offset).astype(np.int64)
+        mask, base, offset = np.broadcast_arrays(mask, base, offset)
+        bitsm = ((mask[:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+        pos = np.arange(32)
+        out = np.full(mask.shape, 0xFFFFFFFF, dtype=np.uint64)
+        zero = offset == 0
+        hit0 = bitsm[np.arange(mask.size), np.clip(base, 0, 31)] & (base >= 0) & (base < 32)
+        out = np.where(zero & hit0, base.astype(np.uint64), out)
+        up = offset > 0
+        # upwards: the |offset|-th set bit at or above base; downwards: at or below
+        above = bitsm & (pos[None, :] >= base[:, None])
+        below = bitsm & (pos[None, :] <= base[:, None])
+        rank_up = np.cumsum(above, axis=1)
+        rank_dn = np.cumsum(below[:, ::-1], axis=1)[:, ::-1]
+        k = np.abs(offset)
+        hit_up = above & (rank_up == k[:, None])
+        hit_dn = below & (rank_dn == k[:, None])
+        first_up = np.where(hit_up.any(axis=1), hit_up.argmax(axis=1), -1)
+        last_dn = np.where(hit_dn.any(axis=1), 31 - hit_dn[:, ::-1].argmax(axis=1), -1)
+        res = np.where(up, first_up, last_dn)
+        out = np.where(~zero & (res >= 0), res.astype(np.uint64), np.where(zero, out, np.uint64(0xFFFFFFFF)))
+        return out.astype(np.uint32)
+    return ternary(ins, f, ctx, types=("b32", "b32", "s32"))
+
+
+@semantics("bmsk", "szext")
+def build_bmsk(ins: Instruction, ctx):
+    clamp = "clamp" in ins.mods
+    signed = ins.type == "s32"
+    full = np.uint64(0xFFFFFFFF)
+
+    if ins.base == "bmsk":
+        def f(a, b):
+            a = np.asarray(a).astype(np.uint64)
+            b = np.asarray(b).astype(np.uint64)
+            a1 = a & np.uint64(31)
+            b1 = b & np.uint64(31)
+            mask0 = (full << a1) & full
+            total = a1 + b1
+            mask1 = np.where(total >= 32, np.uint64(0), (full << np.minimum(total, 31)) & full)
+            if clamp:
+                mask0 = np.where(a >= 32, np.uint64(0), mask0)
+                mask1 = np.where(b >= 32, np.uint64(0), mask1)
+            mask1 = np.where((total < 32) & (b1 == 0) & ~(clamp & (b >= 32)), full, mask1)
+            return (mask0 & ~mask1 & full).astype(np.uint32)
+        return binary(ins, f, ctx, types=("b32", "u32"))
+
+    def g(a, b):
+        a = np.asarray(a).astype(np.uint32).astype(np.uint64)
+        b = np.asarray(b).astype(np.uint64)
+        b1 = b & np.uint64(31)
+        too_large = (b >= 32) & clamp
+        mask = np.where(too_large, np.uint64(0), (full << b1) & full)
+        if signed:
+            sign = np.where((b1 == 0) | too_large, np.uint64(0), (a >> ((b1 - np.uint64(1)) & np.uint64(31))) &
+                            np.uint64(1))
+        else:
+            sign = np.zeros_like(a)
+        d = (a & ~mask & full) | np.where(sign == 1, mask, np.uint64(0))
+        return d.astype(np.uint32).view(DT[ins.type])
+    return binary(ins, g, ctx, types=(ins.type, "u32"))
+
+
+@semantics("shf")
+def build_shf(ins: Instruction, ctx):
+    left = "l" in ins.mods
+    clamp = "clamp" in ins.mods
+
+    def f(a, b, c):
+        a = np.asarray(a).astype(np.uint64)
+        b = np.asarray(b).astype(np.uint64)
+        c = np.asarray(c).astype(np.uint64)
+        n = np.minimum(c, np.uint64(32)) if clamp else c & np.uint64(31)
+        v = (b << np.uint64(32)) | a
+        if left:
+            r = np.where(n >= 64, np.uint64(0), v << np.minimum(n, np.uint64(63))) >> np.uint64(32)
+        else:
+            r = v >> np.minimum(n, np.uint64(63))
+        return (r & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    return ternary(ins, f, ctx, types=("b32", "b32", "u32"))
 
 
 _BREV8 = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=np.uint8)

@@ -1,4 +1,5 @@
-"""Loads, stores and atomics: ``ld st atom red``.
+"""Loads, stores and atomics: ``ld ldu st atom red cp.async isspacep`` and the cache hints (``prefetch
+prefetchu applypriority discard createpolicy``).
 
 Every access goes through :class:`~gpusim.functional.addressing.MemOp` (address, space, alignment and bounds
 checks, the trace's addresses).  Vector accesses (``.v2/.v4``) move consecutive elements; ``_`` sinks are
@@ -11,11 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpusim.functional import floatops as fo
 from gpusim.functional.addressing import MemOp, elem_bytes
 from gpusim.functional.operands import DT, reader, writer
 from gpusim.functional.registry import semantics
 from isa.opcodes import ATOM_OPS
-from isa.program import Instruction, Vec
+from gpusim.functional.memory import window_space
+from isa.program import Imm, Instruction, Vec
 from isa.units import MemSpace
 
 _READ_ONLY = (MemSpace.CONST, MemSpace.PARAM)
@@ -125,8 +128,12 @@ def build_atom(ins: Instruction, ctx):
     elem = elem_bytes(t)
     mo = MemOp(ins, ctx, elem)
     (op,) = [m for m in ins.mods if m in ATOM_OPS]
-    if op in ("min", "max") and t[0] == "f":
-        raise ctx.unsupported(ins, f"{ins.opcode}: float atomic min/max are not modelled")
+    if t in ("f16", "bf16", "f16x2", "bf16x2") and op not in ("add", "min", "max"):
+        raise ctx.unsupported(ins, f"{ins.opcode}: 16-bit float atomics are .add, .min and .max")
+    if t == "b16" and op != "cas":
+        raise ctx.unsupported(ins, f"{ins.opcode}: 16-bit atomics are .cas only (atom.cas.b16)")
+    # atom.add.f32 on global memory flushes subnormal inputs and results (the PTX ISA says so); shared does not
+    ftz_global = op == "add" and t == "f32"
     is_red = ins.base == "red"
     k0 = 1 if is_red else 2          # atom d, [m], a[, b]   /   red [m], a
     rv = reader(ins.operands[k0], t, ctx)
@@ -149,7 +156,8 @@ def build_atom(ins: Instruction, ctx):
                                         f"atomics on .{space.value} are not allowed")
             v = val if (where is None or np.ndim(val) == 0) else np.asarray(val)[where]
             c = cmpv if (cmpv is None or where is None or np.ndim(cmpv) == 0) else np.asarray(cmpv)[where]
-            old = atomic_rmw(buf.view(dt), phys >> shift, op, t, v, c)
+            tt = "f32ftz" if ftz_global and space is MemSpace.GLOBAL else t
+            old = atomic_rmw(buf.view(dt), phys >> shift, op, tt, v, c)
             if where is None:
                 result = old
             else:
@@ -159,14 +167,44 @@ def build_atom(ins: Instruction, ctx):
     return h_atom
 
 
+_HALF_KINDS = {"f16": ("f16", False), "bf16": ("bf16", False), "f16x2": ("f16", True), "bf16x2": ("bf16", True)}
+
+
+def _half_apply(op, t, old, val):
+    """16-bit float add/min/max on bits (each half of a packed pair on its own), rounded to nearest even."""
+    kind, packed = _HALF_KINDS[t]
+
+    def one(o, v):
+        x, y = fo.from_half(o, kind), fo.from_half(v, kind)
+        with np.errstate(all="ignore"):
+            r = x + y if op == "add" else np.fmin(x, y) if op == "min" else np.fmax(x, y)
+        return fo.to_half(r, kind)
+    old = np.asarray(old)
+    val = np.broadcast_to(np.asarray(val), old.shape)
+    if t == "f16":          # f16 registers and memory are viewed as float16: work on their bits
+        return one(old.view(np.uint16), np.ascontiguousarray(val).view(np.uint16)).view(np.float16)
+    if not packed:
+        return one(old.astype(np.uint16), val.astype(np.uint16))
+    o32, v32 = old.astype(np.uint32), val.astype(np.uint32)
+    lo = one((o32 & np.uint32(0xFFFF)).astype(np.uint16), (v32 & np.uint32(0xFFFF)).astype(np.uint16))
+    hi = one((o32 >> np.uint32(16)).astype(np.uint16), (v32 >> np.uint32(16)).astype(np.uint16))
+    return lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16))
+
+
 def _atomic_apply(op, t, old, val, cmpv=None):
+    if t in _HALF_KINDS:
+        return _half_apply(op, t, old, val)
+    if t == "f32ftz":     # atom.add.f32 on .global: subnormal inputs and result flushed to zero
+        r = fo.flush_subnormals(np.asarray(fo.flush_subnormals(np.asarray(old, np.float32)) +
+                                           fo.flush_subnormals(np.asarray(val, np.float32))))
+        return r.astype(np.float32)
     dt = DT[t]
     if op == "add":
         return (old + val).astype(dt)
     if op == "min":
-        return np.minimum(old, val)
+        return np.fmin(old, val) if dt().dtype.kind == "f" else np.minimum(old, val)
     if op == "max":
-        return np.maximum(old, val)
+        return np.fmax(old, val) if dt().dtype.kind == "f" else np.maximum(old, val)
     if op == "exch":
         return np.broadcast_to(val, np.shape(old)).astype(dt)
     if op == "cas":
@@ -187,7 +225,7 @@ def _atomic_apply(op, t, old, val, cmpv=None):
 def atomic_rmw(view, idx, op, t, val, cmpv=None):
     """Apply an atomic op for all lanes in lane order; return the old value each lane saw."""
     n = idx.size
-    dt = DT[t]
+    dt = DT["f32" if t == "f32ftz" else t]
     val = np.broadcast_to(np.asarray(val, dtype=dt), (n,))
     cmpv = None if cmpv is None else np.broadcast_to(np.asarray(cmpv, dtype=dt), (n,))
     uniq, inv, counts = np.unique(idx, return_inverse=True, return_counts=True)
@@ -201,7 +239,7 @@ def atomic_rmw(view, idx, op, t, val, cmpv=None):
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n) - starts[ginv]
     old = np.empty(n, dtype=dt)
-    if op == "add" and dt().dtype.kind in "iu":
+    if op == "add" and dt().dtype.kind in "iu" and t not in _HALF_KINDS:
         # integer addition is associative under wrap-around: old = initial + exclusive prefix sum
         sv = val[order]
         cs = np.cumsum(sv, dtype=dt)
@@ -218,3 +256,68 @@ def atomic_rmw(view, idx, op, t, val, cmpv=None):
         old[lanes] = o
         view[i] = _atomic_apply(op, t, o, val[lanes], None if cmpv is None else cmpv[lanes])
     return old
+
+
+@semantics("cp.async")
+def build_cp_async(ins: Instruction, ctx):
+    """``cp.async``: the copy happens at once (the emulator has no time); ``commit_group``/``wait_group``/
+    ``wait_all`` have nothing left to wait for.  The trace records the global source addresses (a load)."""
+    if ins.space is None:
+        def h_group(fr, st):
+            pass
+        return h_group
+    size_op = ins.operands[2]
+    if not isinstance(size_op, Imm) or int(size_op.value) not in (4, 8, 16):
+        raise ctx.unsupported(ins, f"{ins.opcode}: the copy size must be 4, 8 or 16 bytes")
+    size = int(size_op.value)
+    dst = MemOp(ins, ctx, size, operand=0, space="shared")
+    src = MemOp(ins, ctx, size, operand=1, space="global")
+    rsz = reader(ins.operands[3], "u32", ctx) if len(ins.operands) > 3 else None
+    k = np.arange(size, dtype=np.int64)
+
+    def h_cp(fr, st):
+        _, dparts = dst.locate(fr, st)
+        _, sparts = src.locate(fr, st)      # last: the trace keeps the global source addresses
+        (_, _, sbuf, sphys), = sparts
+        (_, _, dbuf, dphys), = dparts
+        data = sbuf[sphys[:, None] + k]
+        if rsz is not None:
+            n = np.asarray(rsz(fr, st.sel)).astype(np.int64)
+            data = np.where(k[None, :] < np.reshape(n, (-1, 1)), data, 0).astype(np.uint8)
+        dbuf[dphys[:, None] + k] = data
+    return h_cp
+
+
+@semantics("isspacep")
+def build_isspacep(ins: Instruction, ctx):
+    space = MemSpace(ins.space)
+    ra = reader(ins.operands[1], "u64", ctx)
+    w = writer(ins.operands[0], "pred")
+
+    def h_isspacep(fr, st):
+        a = np.atleast_1d(np.asarray(ra(fr, st.sel)).astype(np.int64))
+        codes = window_space(a)
+        inside = codes == space.code
+        if space is MemSpace.GLOBAL:          # generic addresses of the heap: inside an allocation
+            inside = inside & fr.mem.check(a, 1)
+        w(fr, st.sel, inside if np.ndim(ra(fr, st.sel)) else inside[0])
+    return h_isspacep
+
+
+@semantics("prefetch", "prefetchu", "applypriority", "discard")
+def build_cache_hint(ins: Instruction, ctx):
+    """Cache hints: no effect on values (an address is not even checked, as prefetching a bad one is
+    harmless on the GPU)."""
+    def h_hint(fr, st):
+        pass
+    return h_hint
+
+
+@semantics("createpolicy")
+def build_createpolicy(ins: Instruction, ctx):
+    w = writer(ins.operands[0], "b64")
+    policy = np.uint64(0x10E0000000000000)    # an opaque value; gpusim's caches ignore .L2::cache_hint
+
+    def h_policy(fr, st):
+        w(fr, st.sel, policy)
+    return h_policy

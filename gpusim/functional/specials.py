@@ -3,7 +3,8 @@
 Per-thread registers are arrays over the batch's lanes, launch-wide ones scalars (read by
 :func:`gpusim.functional.operands.reader`).  Simplifications: the batch runs on "SM 0" of one
 (``%smid 0``, ``%nsmid 1``), ``%warpid`` is the warp's index in its block, ``%clock``/``%clock64`` count the
-emulator's steps (``%clock`` is updated by the emulator at every step), ``%globaltimer`` is 0.
+emulator's steps and ``%globaltimer`` (nanoseconds) counts them too (updated by the emulator at every step:
+they increase, as a program measuring elapsed time expects, but are not a time); a block is a cluster of one.
 """
 from __future__ import annotations
 
@@ -34,5 +35,16 @@ def special_registers(n_lanes: int, lanes_per_block: int, block0: int, grid: tup
         "%lanemask_ge": ~lt,
         "%clock": u32(0), "%clock64": np.uint64(0), "%globaltimer": np.uint64(0),
         "%dynamic_smem_size": u32(max(shared_total - shared_static, 0)),
-        "%total_smem_size": u32(shared_total),
+        "%total_smem_size": u32(shared_total), "%aggr_smem_size": u32(shared_total),
+        "%globaltimer_lo": u32(0), "%globaltimer_hi": u32(0),
+        "%reserved_smem_offset_begin": u32(0), "%reserved_smem_offset_end": u32(0),
+        "%reserved_smem_offset_cap": u32(0),
+        # a launch without cluster dimensions: every block is a cluster of one
+        "%nclusterid.x": u32(gx), "%nclusterid.y": u32(gy), "%nclusterid.z": u32(gz),
+        "%clusterid.x": (blk % gx).astype(u32), "%clusterid.y": ((blk // gx) % gy).astype(u32),
+        "%clusterid.z": (blk // (gx * gy)).astype(u32),
+        "%cluster_ctaid.x": u32(0), "%cluster_ctaid.y": u32(0), "%cluster_ctaid.z": u32(0),
+        "%cluster_nctaid.x": u32(1), "%cluster_nctaid.y": u32(1), "%cluster_nctaid.z": u32(1),
+        "%cluster_ctarank": u32(0), "%cluster_nctarank": u32(1), "%is_explicit_cluster": np.bool_(False),
+        "%warpid_in_cluster": ((tl // 32) % 64).astype(u32),
     }

@@ -100,3 +100,12 @@ def test_set_f32_destination_gives_one_point_zero():
     o = run_snippet("set.gtu.f32.f32 %d, %a, %b;", {"a": np.float32(FA), "b": np.float32(FB)}, {"d": "f32"})
     want = np.array([1.0 if fref("gtu", a, b) else 0.0 for a, b in zip(FA, FB)], dtype=np.float32)
     np.testing.assert_array_equal(o["d"].view(np.uint32), want.view(np.uint32))
+
+
+def test_slct_selects_on_the_sign_of_c():
+    c = [1.0, 0.0, -0.0, -1.0, float("nan"), float("inf"), -float("inf"), 1e-45]
+    o = run_snippet("slct.u32.f32 %d, 10, 20, %c; slct.s32.s32 %e, 10, 20, %i;",
+                    {"c": np.float32(c * 4), "i": ([5, 0, -1, -(2 ** 31), 7, 1, -3, 2] * 4, "s32")},
+                    {"d": "u32", "e": "s32"})
+    assert list(o["d"][:8]) == [10, 10, 10, 20, 20, 10, 20, 10]      # -0.0 >= 0; NaN is not
+    assert list(o["e"][:8]) == [10, 10, 20, 20, 10, 10, 20, 10]

@@ -187,3 +187,140 @@ def test_unsupported_instructions_fail_at_launch_with_their_line():
                  "", name="k")
     with pytest.raises(UnsupportedError, match=r":8:\d+: add.rz.f64"):
         gpusim.run(ptx, grid=1, block=32, args=[])
+
+
+# ---- device functions: call/ret, divergence through calls, recursion, function pointers, builtins --------
+CALLS = str(__import__("pathlib").Path(__file__).parents[1] / "fixtures" / "calls.ptx")
+
+
+def _early(v):
+    return v - 10 if v > 10 else sum(range(v))
+
+
+def test_calls_on_divergent_paths_reconverge_before_the_ballot_and_barrier():
+    """Odd lanes call twice(), even lanes negate(); every lane calls early() (two returns: lanes return on
+    different paths); the ballot after sees all 32 lanes, the barrier releases, fact() loops."""
+    import math
+    a = np.array([k - 5 for k in range(32)], np.int32)
+    res = gpusim.run(CALLS, kernel="divergent_calls", grid=1, block=32,
+                     args=[a, np.zeros(32, np.int32), np.zeros(32, np.uint32)])
+    want = [(2 * v if i & 1 else -v) + _early(int(v)) + math.factorial(i % 8) for i, v in enumerate(a)]
+    assert res.args[1].tolist() == want
+    assert set(res.args[2].tolist()) == {0xFFFFFFFF}
+    st = res.stats
+    assert st.divergent_branches > 0 and st.barriers == 1
+
+
+def _deep(n, stop):
+    return 0 if n >= stop else _deep(n + 1, stop) * 3 + (n & 1)
+
+
+def test_recursion_with_a_different_depth_per_lane():
+    stop = np.array([i + (i % 7) * 3 for i in range(32)], np.int32)     # 0 to 18 nested calls
+    res = gpusim.run(CALLS, kernel="recurse", grid=1, block=32, args=[stop, np.zeros(32, np.int32)])
+    assert res.args[1].tolist() == [_deep(i, int(s)) for i, s in enumerate(stop)]
+
+
+def test_recursion_past_the_depth_limit_is_a_clear_error():
+    from gpusim.functional.calls import MAX_CALL_DEPTH, CallDepthError
+    stop = np.arange(32, dtype=np.int32)
+    stop[5] = 5000
+    with pytest.raises(CallDepthError, match=rf"call depth above {MAX_CALL_DEPTH}.*recursion") as ei:
+        gpusim.run(CALLS, kernel="recurse", grid=1, block=32, args=[stop, np.zeros(32, np.int32)])
+    assert str(ei.value).startswith("calls.cu:7:")          # the CUDA line of the recursive call
+
+
+def test_indirect_calls_through_function_pointers_diverge_by_target():
+    a = np.arange(32, dtype=np.int32) * 7 - 50
+    res = gpusim.run(CALLS, kernel="pointers", grid=1, block=32, args=[a, np.zeros(32, np.int32)])
+    assert res.args[1].tolist() == [2 * v if i % 3 == 0 else -v for i, v in enumerate(a.tolist())]
+
+
+def test_printf_prints_each_lane_in_order(capsys):
+    gpusim.run(CALLS, kernel="say", grid=1, block=32, args=[np.zeros(32, np.int32)])
+    assert capsys.readouterr().out == "lane 0:  0.00 ok ff\nlane 1:  1.50 ok 100\n"
+
+
+def test_assert_failure_names_the_thread_and_the_cuda_line():
+    from gpusim.functional.calls import DeviceTrapError
+    a = np.arange(32, dtype=np.int32)
+    gpusim.run(CALLS, kernel="check", grid=1, block=32, args=[a])               # holds: runs
+    a[7] = -1
+    with pytest.raises(DeviceTrapError, match=r"Assertion `a\[threadIdx.x\] >= 0` failed; block \(0, 0, 0\), "
+                                              r"thread \(7, 0, 0\)"):
+        gpusim.run(CALLS, kernel="check", grid=1, block=32, args=[a])
+
+
+def test_the_linked_program_lays_functions_after_the_kernel():
+    from isa.link import link
+    m = parse_ptx(open(CALLS).read(), "calls.ptx")
+    prog = link(m, m.kernel("divergent_calls"))
+    names = set(prog.functions)
+    assert {"_Z5twicei", "_Z6negatei", "_Z5earlyi", "_Z4facti"} <= names and "_Z4deepii" not in names
+    early = prog.functions["_Z5earlyi"]
+    assert prog.instructions[early.return_pc].base == "ret" and not early.recursive
+    deep = link(m, m.kernel("recurse")).functions["_Z4deepii"]
+    assert deep.recursive
+
+
+BRX = """
+    .reg .b32 %r<4>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; rem.u32 %r1, %r0, 3;
+    ts: .branchtargets L0, L1, L2;
+    brx.idx %r1, ts;
+L0: mov.u32 %r2, 100; bra.uni DONE;
+L1: mov.u32 %r2, 200; bra.uni DONE;
+L2: mov.u32 %r2, 300;
+DONE:
+    activemask.b32 %r3; add.u32 %r2, %r2, %r3;
+    mul.wide.u32 %rd2, %r0, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2;
+"""
+
+
+def test_brx_idx_three_way_divergence_reconverges():
+    res = gpusim.run(kernel(BRX, ".param .u64 p_out"), grid=1, block=32, args=[np.zeros(32, np.uint32)])
+    assert res.args[0].tolist() == [(100 * (1 + i % 3) + 0xFFFFFFFF) & 0xFFFFFFFF for i in range(32)]
+
+
+def test_trap_aborts_with_the_thread():
+    from gpusim.functional.calls import DeviceTrapError
+    body = ".reg .pred %p; .reg .b32 %r; mov.u32 %r, %tid.x; setp.eq.u32 %p, %r, 3; @%p trap;"
+    with pytest.raises(DeviceTrapError, match=r"thread \(3, 0, 0\) executed trap"):
+        gpusim.run(kernel(body, ""), grid=1, block=32, args=[])
+
+
+BROKEN = HEADER_BROKEN = """.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) uses_video(.param .b32 x)
+{
+    .reg .b32 %a;
+    ld.param.b32 %a, [x];
+    vadd.s32.s32.s32 %a, %a, %a, %a;
+    st.param.b32 [r], %a;
+    ret;
+}
+.visible .entry fine(.param .u64 out)
+{
+    .reg .b64 %rd<2>; .reg .b32 %r;
+    ld.param.u64 %rd0, [out]; cvta.to.global.u64 %rd1, %rd0; mov.u32 %r, 42; st.global.u32 [%rd1], %r;
+}
+.visible .entry needs_video(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    { .param .b32 p0; st.param.b32 [p0], %r0;
+      .param .b32 r0;
+      call.uni (r0), uses_video, (p0);
+      ld.param.b32 %r1, [r0]; }
+}
+"""
+
+
+def test_a_module_with_an_unsupported_function_still_runs_its_other_kernels():
+    res = gpusim.run(BROKEN, kernel="fine", grid=1, block=1, args=[np.zeros(1, np.uint32)])
+    assert res.args[0][0] == 42
+    with pytest.raises(PtxError, match=r":8:\d+: 'vadd.s32.s32.s32' is not supported: scalar video"):
+        gpusim.run(BROKEN, kernel="needs_video", grid=1, block=1, args=[np.zeros(1, np.uint32)])
+    with pytest.raises(PtxError, match="vadd"):       # the parser's own strict mode still fails at once
+        parse_ptx(BROKEN)

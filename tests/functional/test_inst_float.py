@@ -222,3 +222,52 @@ def test_fma_rn_exact_midpoint_plus_tiny_rounds_up():
     c = np.float32([2.0 ** -80, -(2.0 ** -80), 0.0, 2.0 ** -100] * 8)
     o = run_snippet("fma.rn.f32 %d, %a, %a, %c;", {"a": np.float32([a] * 32), "c": c}, {"d": "f32"})
     assert bits(o["d"][:4]) == [hex(0x3F801001), hex(0x3F801000), hex(0x3F801000), hex(0x3F801001)]
+
+
+# ---- f64 fma correctly rounded, 16-bit floats (f16, bf16, packed pairs) ---------------------------------
+def test_fma_f64_is_correctly_rounded_near_ties():
+    """a*b + c with c cancelling a*b's leading bits: the exact rational result, rounded once."""
+    rng = np.random.default_rng(11)
+    a = 1 + rng.integers(1, 2 ** 52, 64) * 2.0 ** -52
+    b = 1 + rng.integers(1, 2 ** 52, 64) * 2.0 ** -52
+    c = -(a * b) * (1 + rng.integers(-4, 5, 64) * 2.0 ** -52)
+    o = run_snippet("fma.rn.f64 %d, %a, %b, %c;", {"a": a, "b": b, "c": c}, {"d": "f64"}, threads=64)
+    want = [float(Fraction(x) * Fraction(y) + Fraction(z)) for x, y, z in zip(a, b, c)]
+    assert o["d"].tolist() == want
+
+
+def _f16(x):
+    return int(np.float16(x).view(np.uint16))
+
+
+def _bf16_bits(x):
+    """Round-to-nearest-even float32 -> bf16 bits, by integer arithmetic on the float32 bits."""
+    u = int(np.float32(x).view(np.uint32))
+    return (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+
+
+def test_f16x2_packed_add_mul_fma():
+    a = [_f16(1.5) | _f16(-2.0) << 16, _f16(65504) | _f16(0.1) << 16]
+    b = [_f16(0.25) | _f16(3.0) << 16, _f16(65504) | _f16(0.2) << 16]
+    o = run_snippet("add.f16x2 %d, %a, %b; mul.f16x2 %e, %a, %b; fma.rn.f16x2 %f, %a, %b, %a;",
+                    {"a": ([int(x) for x in a] * 16, "b32"), "b": ([int(x) for x in b] * 16, "b32")},
+                    {"d": "b32", "e": "b32", "f": "b32"})
+
+    def halves(v):
+        v = int(v)
+        return [float(np.uint16(v & 0xFFFF).view(np.float16)), float(np.uint16(v >> 16).view(np.float16))]
+    assert halves(o["d"][0]) == [1.75, 1.0] and halves(o["e"][0]) == [0.375, -6.0]
+    assert halves(o["f"][0]) == [1.5 * 0.25 + 1.5, -2.0 * 3.0 - 2.0]
+    assert halves(o["d"][1])[0] == float("inf")                          # 65504 + 65504 overflows
+    assert halves(o["d"][1])[1] == float(np.float16(float(np.float16(0.1)) + float(np.float16(0.2))))
+
+
+def test_bf16_arithmetic_rounds_once():
+    x, y = np.float32(1.0078125), np.float32(3.0)                     # exact bf16 values
+    o = run_snippet("add.bf16 %d, %a, %b; mul.bf16 %e, %a, %b; fma.rn.bf16 %f, %a, %b, %b; neg.bf16 %g, %a;",
+                    {"a": ([_bf16_bits(x)] * 32, "b16"), "b": ([_bf16_bits(y)] * 32, "b16")},
+                    {"d": "b16", "e": "b16", "f": "b16", "g": "b16"})
+    assert int(o["d"][0]) == _bf16_bits(np.float64(x) + np.float64(y))
+    assert int(o["e"][0]) == _bf16_bits(np.float64(x) * np.float64(y))
+    assert int(o["f"][0]) == _bf16_bits(np.float64(x) * np.float64(y) + np.float64(y))
+    assert int(o["g"][0]) == _bf16_bits(x) ^ 0x8000

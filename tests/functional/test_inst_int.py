@@ -168,3 +168,87 @@ def test_immediate_operands_and_negative_immediates():
     np.testing.assert_array_equal(o["d"], np.arange(32) - 3)
     np.testing.assert_array_equal(o["e"], np.arange(32) * 16)
     np.testing.assert_array_equal(o["f"], 100 - np.arange(32))
+
+
+# ---- extended precision (carry chains), 24-bit multiplies, sad, dot products ----------------------------
+def test_carry_chain_128_bit_addition():
+    """A 128-bit add as four 32-bit words: add.cc, addc.cc, addc.cc, addc (the carry ripples)."""
+    rng = np.random.default_rng(3)
+    xs = [int(v) for v in rng.integers(0, 2 ** 62, 28)] + [2 ** 128 - 1, 2 ** 96 - 1, 2 ** 64 - 1, 2 ** 32 - 1]
+    ys = [int(v) for v in rng.integers(0, 2 ** 62, 28)] + [1, 1, 1, 1]
+    xs = [(x * 0x9E3779B97F4A7C15) % 2 ** 128 if k < 28 else x for k, x in enumerate(xs)]
+    ins = {}
+    for w in range(4):
+        ins[f"x{w}"] = ([(x >> (32 * w)) & 0xFFFFFFFF for x in xs], "u32")
+        ins[f"y{w}"] = ([(y >> (32 * w)) & 0xFFFFFFFF for y in ys], "u32")
+    o = run_snippet("add.cc.u32 %d0, %x0, %y0; addc.cc.u32 %d1, %x1, %y1; addc.cc.u32 %d2, %x2, %y2; "
+                    "addc.u32 %d3, %x3, %y3;", ins, {f"d{w}": "u32" for w in range(4)})
+    got = [sum(int(o[f"d{w}"][k]) << (32 * w) for w in range(4)) for k in range(32)]
+    assert got == [(x + y) % 2 ** 128 for x, y in zip(xs, ys)]
+    assert got[28] == 0 and got[29] == 2 ** 96 and got[31] == 2 ** 32
+
+
+def test_borrow_chain_and_64_bit_carry():
+    o = run_snippet("sub.cc.u32 %d, %a, %b; subc.u32 %e, %a, %b; add.cc.u64 %f, %x, %x; addc.u64 %g, %x, %x;",
+                    {"a": ([0, 5, 0xFFFFFFFF, 1] * 8, "u32"), "b": ([1, 3, 0xFFFFFFFF, 2] * 8, "u32"),
+                     "x": ([2 ** 63, 1, 2 ** 64 - 1, 0] * 8, "u64")}, {"d": "u32", "e": "u32", "f": "u64", "g": "u64"})
+    assert list(o["d"][:4]) == [0xFFFFFFFF, 2, 0, 0xFFFFFFFF]
+    # subc: a - b - borrow, the borrow of the sub.cc in the same lane (0 - 1 and 1 - 2 borrow)
+    assert list(o["e"][:4]) == [0xFFFFFFFE, 2, 0, 0xFFFFFFFE]
+    assert list(o["f"][:4]) == [0, 2, 2 ** 64 - 2, 0]
+    assert list(o["g"][:4]) == [1, 2, 2 ** 64 - 1, 0]                 # x + x + carry of the add.cc
+
+
+def test_madc_hi_lo_multiword_product():
+    """The 64-bit product of two 32-bit words through mad.lo.cc / madc.hi (what wide multiplies emit)."""
+    a = [0xFFFFFFFF, 0x12345678, 7, 0x80000000] * 8
+    b = [0xFFFFFFFF, 0x9ABCDEF0, 9, 2] * 8
+    o = run_snippet("mad.lo.cc.u32 %d, %a, %b, 0; madc.hi.u32 %e, %a, %b, 0;", {"a": (a, "u32"), "b": (b, "u32")},
+                    {"d": "u32", "e": "u32"})
+    for k in range(4):
+        p = a[k] * b[k]
+        assert int(o["d"][k]) == p & 0xFFFFFFFF and int(o["e"][k]) == p >> 32
+
+
+def test_mul24_and_mad24():
+    a = [0x00FFFFFF, 0x00800000, 3, 0x7FFFFF, 0xFF000005] * 6 + [0, 0]
+    b = [0x00FFFFFF, 2, 0x00800000, 0x7FFFFF, 7] * 6 + [0, 0]
+    o = run_snippet("mul24.lo.u32 %d, %a, %b; mul24.hi.u32 %e, %a, %b; mul24.lo.s32 %f, %a, %b; "
+                    "mad24.lo.u32 %g, %a, %b, 10;", {"a": (a, "u32"), "b": (b, "u32")},
+                    {"d": "u32", "e": "u32", "f": "s32", "g": "u32"})
+
+    def s24(x):
+        x &= 0xFFFFFF
+        return x - (1 << 24) if x & 0x800000 else x
+    for k in range(5):
+        pu = (a[k] & 0xFFFFFF) * (b[k] & 0xFFFFFF)
+        assert int(o["d"][k]) == pu & 0xFFFFFFFF
+        assert int(o["e"][k]) == (pu >> 16) & 0xFFFFFFFF
+        ps = s24(a[k]) * s24(b[k])
+        assert int(o["f"][k]) == ((ps & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+        assert int(o["g"][k]) == (pu + 10) & 0xFFFFFFFF
+
+
+def test_sad():
+    o = run_snippet("sad.s32 %d, %a, %b, %c; sad.u32 %e, %a, %b, %c;",
+                    {"a": ([-5, 10, 0, 7] * 8, "s32"), "b": ([3, -10, 0, 7] * 8, "s32"), "c": ([100] * 32, "s32")},
+                    {"d": "s32", "e": "u32"})
+    assert list(o["d"][:4]) == [108, 120, 100, 100]
+    # unsigned: -5 is 0xFFFFFFFB, 3 - that wraps; |10 - 0xFFFFFFF6| = 0xFFFFFFEC
+    assert list(o["e"][:4]) == [(100 + 0xFFFFFFFB - 3) & 0xFFFFFFFF, (100 + 0xFFFFFFF6 - 10) & 0xFFFFFFFF, 100, 100]
+
+
+def test_dp4a_and_dp2a_signedness():
+    a, b = 0xFF7F0180, 0x80FF0203
+    o = run_snippet("dp4a.u32.u32 %d, %a, %b, 1; dp4a.s32.s32 %e, %a, %b, 1; dp4a.s32.u32 %f, %a, %b, 1; "
+                    "dp2a.lo.s32.s32 %g, %a, %b, 0; dp2a.hi.u32.s32 %h, %a, %b, 0;",
+                    {"a": ([a] * 32, "u32"), "b": ([b] * 32, "u32")},
+                    {"d": "u32", "e": "s32", "f": "s32", "g": "s32", "h": "s32"})
+    ua, ub = [0x80, 0x01, 0x7F, 0xFF], [0x03, 0x02, 0xFF, 0x80]      # bytes, least significant first
+    sa, sb = [-128, 1, 127, -1], [3, 2, -1, -128]
+    assert int(o["d"][0]) == 1 + sum(x * y for x, y in zip(ua, ub))
+    assert int(o["e"][0]) == 1 + sum(x * y for x, y in zip(sa, sb))
+    assert int(o["f"][0]) == 1 + sum(x * y for x, y in zip(sa, ub))
+    ha = [0x0180 - 0, -0x0081]            # the 16-bit halves of a, signed: 0x0180, 0xFF7F
+    assert int(o["g"][0]) == ha[0] * sb[0] + ha[1] * sb[1]
+    assert int(o["h"][0]) == 0x0180 * sb[2] + 0xFF7F * sb[3]

@@ -195,3 +195,109 @@ def test_lop3(lut):
                     {"d": "b32"})
     assert [int(v) for v in o["d"]] == [ref(x, y, z) for x, y, z in zip(a, b, c)]
     assert int(o["d"][0]) == lut * 0x01010101     # the canonical operands give the table itself
+
+
+# ---- bfind, fns, bmsk, szext, shf, prmt modes (edge cases as the PTX ISA's pseudo-code gives them) ------
+def test_bfind_unsigned_signed_shiftamt_and_zero():
+    a = [0, 1, 0x80000000, 0xFFFFFFFF, 0x00010000, 0x7FFFFFFF, 5, 0x12345678]
+    o = run_snippet("bfind.u32 %d, %a; bfind.shiftamt.u32 %e, %a; bfind.s32 %f, %a; bfind.shiftamt.s32 %g, %a;",
+                    {"a": (a * 4, "b32")}, {"d": "u32", "e": "u32", "f": "u32", "g": "u32"})
+    none = 0xFFFFFFFF
+    assert list(o["d"][:8]) == [none, 0, 31, 31, 16, 30, 2, 28]          # bfind of 0: 0xffffffff
+    assert list(o["e"][:8]) == [none, 31, 0, 0, 15, 1, 29, 3]            # __clz-like: 31 - position
+    # signed: a negative value's most significant 0 (-1 and 0 have no non-sign bit)
+    assert list(o["f"][:8]) == [none, 0, 30, none, 16, 30, 2, 28]
+    assert list(o["g"][:8]) == [none, 31, 1, none, 15, 1, 29, 3]
+
+
+def test_bfind_64_bit():
+    a = [0, 1, 2 ** 63, 2 ** 64 - 1, 2 ** 40 + 7, 2 ** 63 - 1, 0xFF, 2 ** 33]
+    o = run_snippet("bfind.u64 %d, %a; bfind.s64 %e, %a;", {"a": (a * 4, "b64")}, {"d": "u32", "e": "u32"})
+    assert list(o["d"][:8]) == [0xFFFFFFFF, 0, 63, 63, 40, 62, 7, 33]
+    assert list(o["e"][:8]) == [0xFFFFFFFF, 0, 62, 0xFFFFFFFF, 40, 62, 7, 33]
+
+
+def test_ffs_is_brev_then_bfind_shiftamt():
+    """What nvcc makes of __ffs(x): brev, then bfind.shiftamt (0xffffffff for x = 0, +1 in C)."""
+    a = [0, 1, 8, 0x80000000, 0x00F0, 6] + [1 << k for k in range(26)]
+    o = run_snippet(".reg .b32 %t; brev.b32 %t, %a; bfind.shiftamt.u32 %d, %t;", {"a": (a, "b32")}, {"d": "u32"})
+    assert list(o["d"][:6]) == [0xFFFFFFFF, 0, 3, 31, 4, 1]
+    assert list(o["d"][6:]) == list(range(26))
+
+
+def test_fns_examples_of_the_ptx_isa():
+    o = run_snippet("fns.b32 %d, 0xaaaaaaaa, %b, %c;",
+                    {"b": ([3, 3, 2, 2, 0, 31, 0, 1] * 4, "u32"), "c": ([1, -1, 1, -1, 0, 1, 16, 2] * 4, "s32")},
+                    {"d": "b32"})
+    # 3 and 3 (bit 3 is set), 3 and 1 (the first set bit above/below 2), 0xffffffff (bit 0 is clear),
+    # 31, the 16th set bit from 0 (bit 31), the 2nd set bit from 1 (bit 3)
+    assert list(o["d"][:8]) == [3, 3, 3, 1, 0xFFFFFFFF, 31, 31, 3]
+
+
+def test_bmsk_clamp_and_wrap():
+    a = [1, 0, 4, 31, 30, 32, 33, 0]
+    b = [2, 32, 8, 1, 5, 1, 1, 0]
+    o = run_snippet("bmsk.wrap.b32 %d, %a, %b; bmsk.clamp.b32 %e, %a, %b;", {"a": (a * 4, "u32"), "b": (b * 4, "u32")},
+                    {"d": "b32", "e": "b32"})
+    assert list(o["d"][:8]) == [0x6, 0, 0xFF0, 0x80000000, 0xC0000000, 0x1, 0x2, 0]
+    assert list(o["e"][:8]) == [0x6, 0xFFFFFFFF, 0xFF0, 0x80000000, 0xC0000000, 0, 0, 0]
+
+
+def test_szext_sign_and_zero_extension():
+    a = [0xFF, 0x7F, 0xFFFFFFFF, 0x80, 0x1234, 0xABCD, 0xFFFFFFFF, 5]
+    b = [8, 8, 0, 8, 12, 16, 32, 40]
+    o = run_snippet("szext.wrap.s32 %d, %a, %b; szext.clamp.s32 %e, %a, %b; szext.wrap.u32 %f, %a, %b;",
+                    {"a": (a * 4, "u32"), "b": (b * 4, "u32")}, {"d": "s32", "e": "s32", "f": "u32"})
+    assert list(o["d"][:8]) == [-1, 127, 0, -128, 0x234, -0x5433, 0, 5]       # .wrap: 32 -> 0, 40 -> 8
+    assert list(o["e"][:8]) == [-1, 127, 0, -128, 0x234, -0x5433, -1, 5]      # .clamp: >= 32 keeps all
+    assert list(o["f"][:8]) == [0xFF, 0x7F, 0, 0x80, 0x234, 0xABCD, 0, 5]
+
+
+def test_shf_funnel_shift_clamp_and_wrap():
+    hi, lo = 0xDEADBEEF, 0x01234567
+    c = [0, 4, 31, 32, 33, 36, 64, 100]
+    o = run_snippet("shf.l.wrap.b32 %d, %a, %b, %c; shf.l.clamp.b32 %e, %a, %b, %c; "
+                    "shf.r.wrap.b32 %f, %a, %b, %c; shf.r.clamp.b32 %g, %a, %b, %c;",
+                    {"a": ([lo] * 32, "b32"), "b": ([hi] * 32, "b32"), "c": (c * 4, "u32")},
+                    {"d": "b32", "e": "b32", "f": "b32", "g": "b32"})
+    v = hi << 32 | lo
+
+    def left(n):
+        return ((v << n) >> 32) & 0xFFFFFFFF
+
+    def right(n):
+        return (v >> n) & 0xFFFFFFFF
+    assert list(o["d"][:8]) == [left(n & 31) for n in c]
+    assert list(o["e"][:8]) == [left(min(n, 32)) for n in c]
+    assert list(o["f"][:8]) == [right(n & 31) for n in c]
+    assert list(o["g"][:8]) == [right(min(n, 32)) for n in c]
+    assert o["e"][3] == lo and o["g"][3] == hi          # clamp at 32: the other word
+
+
+PRMT = {   # mode: result bytes (b0, b1, b2, b3) as byte numbers of {b, a}, for c[1:0] = 0..3
+    "f4e": [(0, 1, 2, 3), (1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6)],
+    "b4e": [(0, 7, 6, 5), (1, 0, 7, 6), (2, 1, 0, 7), (3, 2, 1, 0)],
+    "rc8": [(0, 0, 0, 0), (1, 1, 1, 1), (2, 2, 2, 2), (3, 3, 3, 3)],
+    "ecl": [(0, 1, 2, 3), (1, 1, 2, 3), (2, 2, 2, 3), (3, 3, 3, 3)],
+    "ecr": [(0, 0, 0, 0), (0, 1, 1, 1), (0, 1, 2, 2), (0, 1, 2, 3)],
+    "rc16": [(0, 1, 0, 1), (2, 3, 2, 3), (0, 1, 0, 1), (2, 3, 2, 3)],
+}
+
+
+@pytest.mark.parametrize("mode", sorted(PRMT))
+def test_prmt_modes(mode):
+    a, b = 0x33221100, 0x77665544          # byte k of {b, a} is 0xkk
+    c = [0, 1, 2, 3, 4, 0xFFFF, 0x12345679, 6] * 4     # only c[1:0] counts
+    o = run_snippet(f"prmt.b32.{mode} %d, %a, %b, %c;", {"a": ([a] * 32, "b32"), "b": ([b] * 32, "b32"),
+                                                         "c": (c, "b32")}, {"d": "b32"})
+    for lane in range(8):
+        sel = PRMT[mode][c[lane] & 3]
+        assert o["d"][lane] == sum((0x11 * s) << (8 * k) for k, s in enumerate(sel)), (mode, lane)
+
+
+def test_prmt_default_mode_sign_replication():
+    o = run_snippet("prmt.b32 %d, %a, %b, %c;", {"a": ([0x80FF7F01] * 32, "b32"), "b": ([0x00008000] * 32, "b32"),
+                                                 "c": ([0x3210, 0x7654, 0x8888, 0xBA98, 0x0123] * 6 + [0, 0], "b32")},
+                    {"d": "b32"})
+    # nibble 8..B: byte 0..3 of a with its sign replicated (0x01 and 0x7F give 0x00, 0xFF and 0x80 0xFF)
+    assert list(o["d"][:5]) == [0x80FF7F01, 0x00008000, 0x00000000, 0xFFFF0000, 0x017FFF80]

@@ -207,3 +207,167 @@ def test_red_add_float_and_64_bit():
     raw = res.args[0]
     assert float(raw[:1].view(np.float32)[0]) == sum(range(64))
     assert int(raw[2:4].view(np.uint64)[0]) == sum(range(64))
+
+
+# ---- atomics on 16/64-bit and float types, cp.async, 32-bit address wrap-around, isspacep ----------------
+ATOM_ONE = """
+    .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .b16 %h<4>; .reg .f32 %f<4>; .reg .f64 %fd<4>;
+    ld.param.u64 %rd1, [p_buf]; cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u64 %rd2, [p_old]; cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r0, %tid.x;
+{body}
+"""
+
+
+def _run_atom(body, buf, old, block=32):
+    res = gpusim.run(kernel(ATOM_ONE.format(body=body), ".param .u64 p_buf, .param .u64 p_old"), grid=1, block=block,
+                     args=[buf, old])
+    return res.args[0], res.args[1]
+
+
+def test_atom_cas_b16_neighbouring_halves_stay_apart():
+    """16-bit CAS on the two halves of one word: each half changes alone."""
+    body = """
+    and.b32 %r1, %r0, 1; mul.wide.u32 %rd3, %r1, 2; add.s64 %rd4, %rd1, %rd3;
+    cvt.u16.u32 %h1, %r0; mov.b16 %h2, 0x1234;
+    atom.global.cas.b16 %h3, [%rd4], %h2, %h1;
+    cvt.u32.u16 %r2, %h3; mul.wide.u32 %rd5, %r0, 4; add.s64 %rd6, %rd2, %rd5; st.global.u32 [%rd6], %r2;
+"""
+    buf, old = _run_atom(body, np.array([0x1234, 0x1234], np.uint16), np.zeros(32, np.uint32))
+    assert buf[0] == 0 and buf[1] == 1            # lanes 0 and 1 won (lane order); the others saw them
+    assert list(old[:4]) == [0x1234, 0x1234, 0, 1]
+
+
+def test_atom_64_bit_cas_exch_min_max_add():
+    body = """
+    cvt.u64.u32 %rd3, %r0;
+    atom.global.add.u64 %rd4, [%rd1], %rd3;
+    atom.global.max.s64 %rd5, [%rd1+8], %rd3;
+    neg.s64 %rd6, %rd3;
+    atom.global.min.s64 %rd5, [%rd1+16], %rd6;
+    atom.global.exch.b64 %rd5, [%rd1+24], %rd3;
+    atom.global.cas.b64 %rd5, [%rd1+32], 0x100000000, %rd3;
+    mul.wide.u32 %rd7, %r0, 8; add.s64 %rd7, %rd2, %rd7; st.global.u64 [%rd7], %rd5;
+"""
+    buf = np.array([2 ** 40, -5, 3, 77, 2 ** 32], np.int64).view(np.uint64)
+    buf, old = _run_atom(body, buf, np.zeros(32, np.uint64))
+    s = buf.view(np.int64)
+    assert s[0] == 2 ** 40 + sum(range(32)) and s[1] == 31 and s[2] == -31
+    assert s[3] in range(32) and s[4] == 0                 # lane 0 swapped 2^32 for 0
+    assert int(old[0]) == 2 ** 32 and set(int(v) for v in old[1:]) == {0}
+
+
+def test_atom_float_min_max_and_nan():
+    body = """
+    cvt.rn.f32.u32 %f1, %r0; sub.f32 %f1, %f1, 10.0;
+    atom.global.min.f32 %f2, [%rd1], %f1;
+    atom.global.max.f32 %f2, [%rd1+4], %f1;
+    cvt.rn.f64.f32 %fd1, %f1;
+    atom.global.min.f64 %fd2, [%rd1+8], %fd1;
+"""
+    buf = np.zeros(4, np.float32)
+    buf[0], buf[1] = 0.5, np.nan           # a NaN in memory: min/max take the number
+    buf[2:4] = np.array([1.0], np.float64).view(np.float32)
+    buf, _ = _run_atom(body, buf, np.zeros(32, np.uint32))
+    assert buf[0] == -10.0 and buf[1] == 21.0 and buf[2:4].view(np.float64)[0] == -10.0
+
+
+def test_atom_add_f32_flushes_subnormals_on_global_not_on_shared():
+    tiny = np.float32(1e-40)                  # subnormal
+    body = """
+    .shared .align 4 .f32 s;
+    mov.f32 %f1, 0f00011CE4;                 // a subnormal (about 1e-40)
+    setp.eq.u32 %p1, %r0, 0;
+    @%p1 st.shared.f32 [s], %f1;
+    bar.sync 0;
+    @%p1 atom.global.add.f32 %f2, [%rd1], %f1;
+    @%p1 atom.shared.add.f32 %f3, [s], %f1;
+    bar.sync 0;
+    @%p1 ld.shared.f32 %f3, [s];
+    @%p1 st.global.f32 [%rd1+4], %f3;
+"""
+    body = body.replace(".shared .align 4 .f32 s;", "")
+    src = ATOM_ONE.format(body=body).replace("    .reg .b32 %r<8>;", "    .shared .align 4 .f32 s;\n    .reg .pred %p1;\n    .reg .b32 %r<8>;")
+    res = gpusim.run(kernel(src, ".param .u64 p_buf, .param .u64 p_old"), grid=1, block=32,
+                     args=[np.array([tiny, 0], np.float32), np.zeros(32, np.uint32)])
+    assert res.args[0][0] == 0.0                         # global: 1e-40 + 1e-40 flushed
+    sub = np.array([0x00011CE4], np.uint32).view(np.float32)[0]
+    assert res.args[0][1] == 2 * sub                     # shared keeps subnormals (doubling is exact)
+
+
+def test_atom_add_f16_bf16_and_packed_pairs():
+    body = """
+    mov.b16 %h1, 0x3C00;                     // f16 1.0
+    atom.global.add.noftz.f16 %h2, [%rd1], %h1;
+    mov.b16 %h1, 0x3F80;                     // bf16 1.0
+    atom.global.add.noftz.bf16 %h2, [%rd1+2], %h1;
+    mov.b32 %r1, 0x40003C00;                 // f16x2 {1.0, 2.0}
+    atom.global.add.noftz.f16x2 %r2, [%rd1+4], %r1;
+"""
+    buf = np.array([0x3C00, 0x3F80, 0, 0], np.uint16)   # 1.0 (f16), 1.0 (bf16), {0, 0}
+    buf, _ = _run_atom(body, buf, np.zeros(32, np.uint32))
+    assert buf[0:1].view(np.float16)[0] == 33.0
+    assert (np.uint32(buf[1]) << 16).view(np.float32) == 33.0
+    assert buf[2:4].view(np.float16).tolist() == [32.0, 64.0]
+
+
+def test_cp_async_copies_and_zero_fills_past_the_source_size():
+    body = """
+    .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<4>;
+    .shared .align 16 .b8 sm[512];
+    ld.param.u64 %rd1, [p_in]; cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u64 %rd2, [p_out]; cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r0, %tid.x; mul.wide.u32 %rd3, %r0, 16; add.s64 %rd4, %rd1, %rd3;
+    mov.u32 %r1, sm; mul.lo.u32 %r2, %r0, 16; add.u32 %r3, %r1, %r2;
+    and.b32 %r4, %r0, 3; shl.b32 %r4, %r4, 2;          // source size 0, 4, 8, 12 bytes
+    cp.async.cg.shared.global [%r3], [%rd4], 16, %r4;
+    cp.async.commit_group;
+    cp.async.wait_group 0;
+    bar.sync 0;
+    ld.shared.v4.f32 {%f0, %f1, %f2, %f3}, [%r3];
+    add.s64 %rd5, %rd2, %rd3;
+    st.global.v4.f32 [%rd5], {%f0, %f1, %f2, %f3};
+"""
+    src = np.arange(128, dtype=np.float32) + 1
+    res = gpusim.run(kernel(body, ".param .u64 p_in, .param .u64 p_out"), grid=1, block=32,
+                     args=[src, np.zeros(128, np.float32)], mode="timing")
+    out = res.args[1].reshape(32, 4)
+    for lane in range(32):
+        keep = lane & 3
+        assert out[lane].tolist() == [float(4 * lane + k + 1) if k < keep else 0.0 for k in range(4)]
+    cp = [i for i in res.trace.instructions if i.opcode.startswith("cp.async.cg")][0]
+    assert cp.is_load and cp.mem_space == "global" and cp.access_bytes == 16
+
+
+def test_shared_address_wraps_modulo_2_to_32():
+    """nvcc strength-reduces a shared index into a 32-bit register below the array's base and adds the
+    offset back in the address ([%r5+64]): the sum wraps modulo 2^32, as on the GPU."""
+    body = """
+    .reg .b32 %r<8>; .reg .b64 %rd<4>;
+    .shared .align 4 .b32 tile[32];
+    mov.u32 %r0, %tid.x; mov.u32 %r1, tile; shl.b32 %r2, %r0, 2; add.u32 %r3, %r1, %r2;
+    st.shared.u32 [%r3], %r0;
+    bar.sync 0;
+    sub.u32 %r5, %r3, 64;                   // below the base when tid < 16: wraps to ~4 GB
+    ld.shared.u32 %r6, [%r5+64];
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1; mul.wide.u32 %rd2, %r0, 4; add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r6;
+"""
+    res = gpusim.run(kernel(body, ".param .u64 p_out"), grid=1, block=32, args=[np.zeros(32, np.uint32)])
+    assert res.args[0].tolist() == list(range(32))
+
+
+def test_isspacep_and_cache_hints():
+    body = """
+    .reg .b32 %r<4>; .reg .b64 %rd<8>; .reg .pred %p<4>;
+    .shared .b32 sv;
+    ld.param.u64 %rd1, [p_out];
+    mov.u64 %rd2, sv; cvta.shared.u64 %rd3, %rd2;
+    isspacep.global %p1, %rd1; isspacep.shared %p2, %rd3; isspacep.global %p3, %rd3;
+    prefetch.global.L2 [%rd1]; prefetchu.L1 [%rd1];
+    selp.u32 %r1, 1, 0, %p1; selp.u32 %r2, 2, 0, %p2; selp.u32 %r3, 4, 0, %p3;
+    or.b32 %r1, %r1, %r2; or.b32 %r1, %r1, %r3;
+    cvta.to.global.u64 %rd4, %rd1; st.global.u32 [%rd4], %r1;
+"""
+    res = gpusim.run(kernel(body, ".param .u64 p_out"), grid=1, block=1, args=[np.zeros(1, np.uint32)])
+    assert res.args[0][0] == 3

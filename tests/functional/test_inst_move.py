@@ -186,3 +186,14 @@ def test_cvt_integer_widths_sign_extension_and_sat():
     assert [int(v) for v in o["m"]] == [max(0, x) for x in a]
     assert [int(v) for v in o["n"]] == [max(-128, min(127, x)) for x in a]
     assert [int(v) for v in o["q"]] == [x & 0xFF for x in a]
+
+
+def test_mov_pack_and_unpack():
+    """mov.b64 {lo, hi}, a splits a 64-bit register (the first part is the low one) and mov.b64 d, {lo, hi}
+    joins; b32 from two b16 likewise (what __shfl of a double or a long long, and half2, compile to)."""
+    o = run_snippet(".reg .b32 %lo, %hi; .reg .b16 %h0, %h1;\n"
+                    "mov.b64 {%lo, %hi}, %a; mov.b64 %d, {%hi, %lo}; mov.b32 %e, %lo;\n"
+                    "mov.b32 {%h0, %h1}, %lo; mov.b32 %f, {%h1, %h0};",
+                    {"a": ([0x1122334455667788, 2 ** 64 - 1] * 16, "b64")}, {"d": "b64", "e": "b32", "f": "b32"})
+    assert int(o["d"][0]) == 0x5566778811223344 and int(o["e"][0]) == 0x55667788
+    assert int(o["f"][0]) == 0x77885566 and int(o["d"][1]) == 2 ** 64 - 1
