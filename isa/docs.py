@@ -8,24 +8,39 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from isa.opcodes import OPCODES, SPECIAL_REGISTERS, VECTOR_SPECIALS, OpSpec
+from isa.opcodes import OPCODES, OUT_OF_SCOPE, PTX_ISA, SPECIAL_REGISTERS, VECTOR_SPECIALS, OpSpec, coverage
 
 INTRO = """\
-# The gpusim ISA: a documented subset of PTX
+# The gpusim ISA: PTX
 
 Generated from `isa/opcodes.py` by `python -m isa.docs` (do not edit by hand; a test checks it).
 
 gpusim reads real PTX (ISA 6.x-9.x syntax, `.target sm_xx`, `.address_size 64`) as NVRTC/nvcc emit it for
-`-arch=compute_90`, restricted to the instructions below.  The parser (`isa/parser.py`) decodes every
+`-arch=compute_90`.  [Coverage](#coverage-of-the-ptx-isa-90) lists every instruction of the PTX ISA 9.0
+manual: COVERAGE.  The parser (`isa/parser.py`) decodes every
 instruction once, checks operand types against register declarations, resolves labels, lays out variables
 and computes each branch's reconvergence point.  Every problem is an `isa.errors.PtxError` (an
 `isa.errors.IsaError`) reading `file:line:col: message` (e.g. `matmul.ptx:42:9: unknown opcode
 'fma.rz.f16x2'`); in PTX with line information (`.loc`, from `-lineinfo`) it names the CUDA line instead,
 `matmul.cu:17: message`, prints that line of the `.cu` file found beside the PTX, and gives the PTX position
 below it, as the emulator's errors do (`isa/location.py`).  Directives:
-`.version .target .address_size .entry .param .reg .shared .const .global .local .loc .file .maxntid
-.reqntid .align`, array initialisers, `.extern .shared` dynamic shared memory.  Device functions (`call`),
-textures, surfaces and tensor-core instructions are not supported.
+`.version .target .address_size .entry .func .param .reg .shared .const .global .local .loc .file .maxntid
+.reqntid .align .branchtargets .calltargets .callprototype`, array initialisers, `.extern .shared` dynamic
+shared memory.  A module loads even when a kernel or function in it uses something gpusim does not support:
+the error (naming the construct and its CUDA line) comes when a kernel that needs it is launched.
+
+## Device functions
+
+`.func` with `.param` parameters and return values (scalars, and structs by value as `.b8` arrays), called
+with `call (ret), f, (args)` as nvcc emits it (the `{ .param ...; st.param; call; ld.param }` sequence) or
+through a function pointer (`call (ret), %rd, (args), prototype;`), recursion, `brx.idx` through a
+`.branchtargets` table, and the builtins `vprintf` (device `printf`) and `__assertfail` (a failed `assert`
+raises `DeviceTrapError` naming the thread and the CUDA line).  `isa/link.py` lays a kernel's functions out
+after it; the lanes of a warp that call, or return on different paths, reconverge at the return address (a
+call is a divergent branch for the lanes that do not take it; every `ret` of a function goes to one return
+point).  Recursion: up to 1024 nested calls per thread, then `CallDepthError`; a recursive function's
+registers, local variables and parameters are saved per activation (a pointer to an outer activation's
+local variable sees the innermost one's).
 
 ## Registers and types
 
@@ -43,7 +58,7 @@ Special registers (read with `mov`): SPECIALS.
 `.global` (the device heap: allocations bounds-checked, an out-of-bounds access raises
 `IllegalAddressError` naming kernel, block, thread, PTX line, address and the nearest allocation),
 `.shared` (per block), `.local` (per thread), `.const` (64 KB, module variables) and `.param` (kernel
-parameters).  Generic addresses (`cvta.<space>`, and `ld`/`st`/`atom` without a space) map every space
+parameters; a device function's are per thread).  Generic addresses (`cvta.<space>`, and `ld`/`st`/`atom` without a space) map every space
 into one 64-bit space through fixed windows: global addresses are the heap's own (from `0x7F0000000000`),
 shared offset 0 is `0x010000000000`, local `0x020000000000`, const `0x030000000000`, param
 `0x040000000000`; `cvta.to.<space>` subtracts the window base.
@@ -60,18 +75,32 @@ exit.  `bra.uni` asserts a uniform branch.  `ret`/`exit` finish the active lanes
 never reach (`__syncthreads()` in divergent code) is detected and raised as `BarrierDeadlockError` naming
 the block, the warps, their lanes and PCs.  `membar`/`fence` order memory only (the emulator is
 sequentially consistent).  A runaway kernel stops at the instruction budget (`BudgetExceededError`).
+`cp.async` copies at once (its `commit_group`/`wait_group` have nothing left to wait for; the timing model
+sees a global load).  `nanosleep` moves on; `%clock`, `%clock64` and `%globaltimer` count the emulator's
+steps (they increase, but are not a time).  A launch's blocks are clusters of one block.
 
 ## Float exactness
 
 f32 `add sub mul` and `div.rn rcp.rn sqrt.rn` are IEEE-754 correctly rounded, bit for bit.  `fma.rn.f32`
-(and `mad.f32`, which is fused) rounds once (exact via round-to-odd).  Directed rounding (`.rz .rm .rp`) is
-exact for f32 `add sub mul fma` and `cvt`.  `.ftz` flushes subnormal inputs and results to zero of the same
-sign.  `.sat` clamps to [0, 1] (NaN -> 0).  f64 `add sub mul div sqrt` are IEEE; **f64 `fma` uses extended
-precision (x87 80-bit long double)** and can differ from the GPU by one ulp in rare double-rounding cases;
-f64 directed rounding is not modelled (rejected at load).  `div.full.f32` and `div.approx.f32` are within 2
-ulp and `rcp/sqrt.approx` within 1 ulp of the exact result (the emulator computes them correctly rounded);
-`ex2 lg2 sin cos rsqrt tanh` are approximations of the math function.  `min`/`max` return the non-NaN
-operand (`.NaN` propagates NaN).  Float -> int `cvt` saturates, and NaN converts to 0.
+(and `mad.f32`, which is fused) rounds once (exact via round-to-odd), and so does `fma.rn.f64` (Dekker's
+exact product, TwoSum, the tail rounded to odd; exact rationals near overflow and underflow).  16-bit floats
+(`.f16 .bf16` and the packed `.f16x2 .bf16x2`) are computed in float64 and rounded once.  Directed rounding
+(`.rz .rm .rp`) is exact for f32 `add sub mul fma` and `cvt`.  `.ftz` flushes subnormal inputs and results to
+zero of the same sign.  `.sat` clamps to [0, 1] (NaN -> 0).  f64 `add sub mul div sqrt fma` are IEEE; f64
+directed rounding is not modelled (rejected when the kernel is launched).  The `.approx` functions are
+computed to float32 accuracy (correctly rounded or within an ulp), which is inside the bounds the PTX ISA
+documents for the GPU's (`div.full.f32`: 2 ulp; `rcp/sqrt.approx`: 1 ulp; `ex2.approx.f32`: 2 ulp;
+`lg2.approx.f32`: 2^-22.6 absolute; `sin/cos.approx.f32`: 2^-20.5 absolute in [-pi, pi]; `tanh.approx.f32`:
+2^-10.987 relative); `benchmarks/isa_device.py` measures the distance to the H100's results.  `min`/`max`
+return the non-NaN operand (`.NaN` propagates NaN).  Float -> int `cvt` saturates, and NaN converts to 0.
+
+**FMA contraction.** As ptxas does by default (`nvcc --fmad=true`), a `mul.f32`/`mul.f64` without a rounding
+modifier whose every use is an `add`/`sub` (also without one) in the same basic block is fused into each of
+them (`isa/contract.py`, which gives the rule learnt from ptxas's SASS): results are rounded once, as on the
+GPU, and the timing model sees one FFMA.  `gpusim run --fmad=false` / `gpusim.run(..., fmad=False)` keeps them
+apart, as `nvcc --fmad=false`.
+
+**32-bit addresses** (a `.shared` address in a `.u32` register, `[%r5+64]`) wrap modulo 2^32 as on the GPU.
 
 ## Instructions
 
@@ -107,10 +136,29 @@ def _cell(items) -> str:
     return " ".join(f"`.{x}`" for x in items) if items else "-"
 
 
+def coverage_table() -> tuple[list[str], int, int]:
+    """The rows of the coverage table and the counts (supported, out of scope)."""
+    rows = ["| section | instruction | status | where (supported) or why (out of scope) |",
+            "| --- | --- | --- | --- |"]
+    n_in = n_out = 0
+    for section, name, key in PTX_ISA:
+        status, what = coverage(name, key)
+        if status == "supported":
+            n_in += 1
+            rows.append(f"| {section} | `{name}` | supported | `{what}` row below |")
+        else:
+            n_out += 1
+            rows.append(f"| {section} | `{name}` | out of scope | {what} |")
+    return rows, n_in, n_out
+
+
 def generate() -> str:
     specials = ", ".join(f"`{n}`" + (" (`.x .y .z`)" if n in VECTOR_SPECIALS else "")
                          for n in SPECIAL_REGISTERS)
-    out = [INTRO.replace("SPECIALS", specials)]
+    rows, n_in, n_out = coverage_table()
+    out = [INTRO.replace("SPECIALS", specials).replace(
+        "COVERAGE", f"{n_in} supported, {n_out} out of scope (tensor-core, TMA bulk copies, textures and surfaces, "
+                    f"clusters beyond one block, mbarrier, video, dynamic stack allocation)")]
     families: dict[str, list[OpSpec]] = {}
     for spec in OPCODES.values():
         families.setdefault(spec.family, []).append(spec)
@@ -125,7 +173,14 @@ def generate() -> str:
             out.append(f"| `{s.name}` | {_cell(s.types)} | {_cell(s.modifiers)} | `{ops}` | {sem} | {unit} | "
                        f"{lat} |")
     out.append("\nMemory instructions take the latency class of their state space: global and local: `global`, "
-               "shared: `shared`, const and param: `const`.\n")
+               "shared: `shared`, const and param: `const`.  A device function's `ld/st.param` is a register move "
+               "(`int`, `alu`).\n")
+    out.append(f"\n## Coverage of the PTX ISA 9.0\n\nEvery instruction the PTX ISA 9.0 manual describes (section "
+               f"9.7), as it names them: {n_in} supported, {n_out} out of scope.  An instruction in neither list is "
+               f"an unknown opcode; an out-of-scope one is reported with its reason when a kernel that uses it is "
+               f"launched.\n")
+    out.extend(rows)
+    out.append("")
     return "\n".join(out)
 
 

@@ -157,10 +157,12 @@ _add(
     OpSpec("prmt", ("b32",), "d a b c", "d = bytes of {b, a} selected by the nibbles of c (default mode)",
            family="logic"),
     # comparison and selection
-    OpSpec("setp", INTS + BIT_TYPES[1:] + F + ("f16",), "p a b c?",
-           "p = a CMP b, optionally combined with predicate c by .and/.or/.xor (d|q: q = !(a CMP b) BOOL c)",
+    OpSpec("setp", INTS + BIT_TYPES[1:] + F + HALF_TYPES, "p a b c?",
+           "p = a CMP b, optionally combined with predicate c by .and/.or/.xor (d|q: q = !(a CMP b) BOOL c; "
+           ".f16x2/.bf16x2: p|q the low and high halves' comparisons)",
            _by_type(ALU, FMA, DFMA), CMP_OPS + BOOL_OPS + ("ftz",), "comparison"),
-    OpSpec("set", INTS + F, "d a b c?", "d = (a CMP b) ? all ones (or 1.0f) : 0",
+    OpSpec("set", INTS + F + ("f16", "bf16"), "d a b c?", "d = (a CMP b) ? all ones (or 1.0f) : 0 (.u32/.s32/.f32 "
+           "results; half-precision destinations are not modelled)",
            _by_type(ALU, FMA, DFMA), CMP_OPS + BOOL_OPS + ("ftz",), "comparison"),
     OpSpec("selp", INTS + BIT_TYPES[1:] + F, "d a b c", "d = c ? a : b (c a predicate)",
            _fixed(*ALU), (), "comparison"),
@@ -396,6 +398,74 @@ OUT_OF_SCOPE: dict[str, str] = {
     "stacksave": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
     "stackrestore": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
 }
+
+OUT_OF_SCOPE["mixed-precision"] = ("mixed-precision add/sub/fma with f32 and f16/bf16 operands (PTX 8.6, "
+                                   "sm_100 and newer only; gpusim targets sm_90 and older)")
+
+# Every instruction of the PTX ISA 9.0 manual ("Instructions", section 9.7), as it names them: (section, name,
+# the key looked up in OPCODES / OUT_OF_SCOPE when it is not the name's own longest dotted prefix).
+_S = {
+    "int": "integer arithmetic", "ext": "extended-precision integer", "fp": "floating point",
+    "half": "half precision (.f16 .f16x2 .bf16 .bf16x2)", "mixed": "mixed precision", "cmp": "comparison and selection",
+    "logic": "logic and shift", "move": "data movement and conversion", "tex": "texture and surface",
+    "ctrl": "control flow", "sync": "parallel synchronization and communication", "mma": "warp-level and "
+    "warpgroup matrix (tensor core)", "stack": "stack manipulation", "video": "video", "misc": "miscellaneous",
+}
+PTX_ISA: tuple[tuple[str, str, str | None], ...] = tuple(
+    [(_S["int"], n, None) for n in ("add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg",
+                                    "min", "max", "popc", "clz", "bfind", "fns", "brev", "bfe", "bfi", "szext",
+                                    "bmsk", "dp4a", "dp2a")] +
+    [(_S["ext"], n, n.split(".")[0]) for n in ("add.cc", "addc", "sub.cc", "subc", "mad.cc", "madc")] +
+    [(_S["fp"], n, None) for n in ("testp", "copysign", "add", "sub", "mul", "fma", "mad", "div", "abs", "neg", "min",
+                                   "max", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh")] +
+    [(_S["fp"], "rcp.approx.ftz.f64", "rcp"), (_S["fp"], "rsqrt.approx.ftz.f64", "rsqrt")] +
+    [(_S["half"], n, None) for n in ("add", "sub", "mul", "fma", "neg", "abs", "min", "max", "tanh", "ex2")] +
+    [(_S["mixed"], n, "mixed-precision") for n in ("add", "sub", "fma")] +
+    [(_S["cmp"], n, None) for n in ("set", "setp", "selp", "slct")] +
+    [(_S["half"], f"{n} (half)", n) for n in ("set", "setp")] +
+    [(_S["logic"], n, None) for n in ("and", "or", "xor", "not", "cnot", "lop3", "shf", "shl", "shr")] +
+    [(_S["move"], n, None) for n in (
+        "mov", "shfl", "shfl.sync", "prmt", "ld", "ld.global.nc", "ldu", "st", "st.async", "st.bulk",
+        "multimem.ld_reduce", "multimem.st", "multimem.red", "prefetch", "prefetchu", "applypriority", "discard",
+        "createpolicy", "isspacep", "cvta", "cvt", "cvt.pack", "mapa", "getctarank", "cp.async",
+        "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all", "cp.async.bulk", "cp.reduce.async.bulk",
+        "cp.async.bulk.prefetch", "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor",
+        "cp.async.bulk.prefetch.tensor", "cp.async.bulk.commit_group", "cp.async.bulk.wait_group",
+        "tensormap.replace")] +
+    [(_S["tex"], n, None) for n in ("tex", "tld4", "txq", "istypep", "suld", "sust", "sured", "suq")] +
+    [(_S["ctrl"], n, None) for n in ("bra", "brx.idx", "call", "ret", "exit")] +
+    [(_S["sync"], n, None) for n in (
+        "bar", "barrier", "bar.warp.sync", "barrier.cluster", "membar", "fence", "atom", "red", "red.async", "vote",
+        "vote.sync", "match.sync", "activemask", "redux.sync", "griddepcontrol", "elect.sync", "mbarrier.init",
+        "mbarrier.inval", "mbarrier.expect_tx", "mbarrier.complete_tx", "mbarrier.arrive", "mbarrier.arrive_drop",
+        "cp.async.mbarrier.arrive", "mbarrier.test_wait", "mbarrier.try_wait", "mbarrier.pending_count",
+        "tensormap.cp_fenceproxy", "clusterlaunchcontrol.try_cancel", "clusterlaunchcontrol.query_cancel")] +
+    [(_S["mma"], n, None) for n in (
+        "wmma.load", "wmma.store", "wmma.mma", "mma", "mma.sp", "ldmatrix", "stmatrix", "movmatrix",
+        "wgmma.mma_async", "wgmma.mma_async.sp", "wgmma.fence", "wgmma.commit_group", "wgmma.wait_group",
+        "tcgen05.alloc", "tcgen05.dealloc", "tcgen05.relinquish_alloc_permit", "tcgen05.ld", "tcgen05.st",
+        "tcgen05.wait", "tcgen05.cp", "tcgen05.shift", "tcgen05.mma", "tcgen05.mma.sp", "tcgen05.mma.ws",
+        "tcgen05.mma.ws.sp", "tcgen05.fence", "tcgen05.commit")] +
+    [(_S["stack"], n, None) for n in ("stacksave", "stackrestore", "alloca")] +
+    [(_S["video"], n, None) for n in ("vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
+                                      "vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2", "vadd4",
+                                      "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4")] +
+    [(_S["misc"], n, None) for n in ("brkpt", "nanosleep", "pmevent", "trap", "setmaxnreg")]
+)
+
+
+def coverage(name: str, key: str | None = None) -> tuple[str, str]:
+    """("supported", the OPCODES row) or ("out of scope", why) for an instruction of :data:`PTX_ISA`: the
+    longest dotted prefix of ``key`` (default ``name``) found in OUT_OF_SCOPE or OPCODES."""
+    parts = (key or name).split(".")
+    for n in range(len(parts), 0, -1):
+        k = ".".join(parts[:n])
+        if k in OUT_OF_SCOPE:
+            return "out of scope", OUT_OF_SCOPE[k]
+        if k in OPCODES:
+            return "supported", k
+    raise KeyError(f"{name}: neither supported nor listed as out of scope")
+
 
 # ld.param/ld.const/ld.shared/ld.local have other latency classes than ld.global: refined at decode time
 SPACE_LATENCY = {

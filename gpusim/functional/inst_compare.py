@@ -38,6 +38,8 @@ def _compare(op: str, a, b, isf: bool):
 @semantics("setp", "set", "selp")
 def build_compare(ins: Instruction, ctx):
     b, t, mods = ins.base, ins.type, ins.mods
+    if t in ("f16", "bf16", "f16x2", "bf16x2") and b != "selp":
+        return _half_compare(ins, ctx)
     isf = t[0] == "f"
     cmps = [m for m in mods if m in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu",
                                      "ltu", "leu", "gtu", "geu", "num", "nan")]
@@ -105,3 +107,52 @@ def build_slct(ins: Instruction, ctx):
             c = fo.flush_subnormals(c)
         w(fr, sel, np.where(c >= 0, ra(fr, sel), rb(fr, sel)).astype(DT[t]))
     return h_slct
+
+
+def _half_compare(ins: Instruction, ctx):
+    """setp/set on 16-bit floats: compared as float64 (exact); .f16x2/.bf16x2 setp writes p|q, the low and
+    the high halves' results."""
+    t = ins.type
+    kind = "bf16" if t.startswith("bf16") else "f16"
+    packed = t.endswith("x2")
+    raw = "b32" if packed else "b16"
+    cmp = next(m for m in ins.mods if m in ("eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu",
+                                            "ltu", "leu", "gtu", "geu", "num", "nan"))
+    bops = [m for m in ins.mods if m in ("and", "or", "xor")]
+    bop = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[bops[0]] if bops else None
+    ra, rb = reader(ins.operands[1], raw, ctx), reader(ins.operands[2], raw, ctx)
+    rc = reader(ins.operands[3], "pred", ctx) if len(ins.operands) > 3 else None
+    ftz = "ftz" in ins.mods
+
+    def values(bits, hi):
+        v = np.asarray(bits).astype(np.uint32)
+        v = (v >> np.uint32(16)) if hi else (v & np.uint32(0xFFFF))
+        x = fo.from_half(v.astype(np.uint16), kind)
+        return fo.flush_half(x, kind) if ftz else x
+
+    def result(fr, sel, hi):
+        r = _compare(cmp, values(ra(fr, sel), hi), values(rb(fr, sel), hi), True)
+        return bop(r, rc(fr, sel)) if bop is not None else r
+    if ins.base == "set":
+        w = writer(ins.operands[0], "u32")
+        true_bits = np.uint32(0x3F800000) if ins.types[0] == "f32" else np.uint32(0xFFFFFFFF)
+
+        def h_set_half(fr, st):
+            w(fr, st.sel, np.where(result(fr, st.sel, False), true_bits, np.uint32(0)))
+        return h_set_half
+    w = writer(ins.operands[0], "pred") if ins.operands[0] is not None else None
+    wq = writer(ins.pred_out, "pred") if ins.pred_out is not None else None
+
+    def h_setp_half(fr, st):
+        lo = result(fr, st.sel, False)
+        if packed:
+            w(fr, st.sel, lo)
+            if wq is not None:
+                wq(fr, st.sel, result(fr, st.sel, True))
+            return
+        w(fr, st.sel, lo)
+        if wq is not None:
+            wq(fr, st.sel, ~lo if bop is None else bop(~_compare(cmp, values(ra(fr, st.sel), False),
+                                                                 values(rb(fr, st.sel), False), True),
+                                                       rc(fr, st.sel)))
+    return h_setp_half
