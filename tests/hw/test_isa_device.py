@@ -1,0 +1,155 @@
+"""The ISA against the H100: ``benchmarks/isa_device.py``'s record, rerun in the emulator.
+
+The record (``tests/golden/h100/isa/isa_device.json``, made on the device with ``python
+benchmarks/isa_device.py``) keeps each case's PTX, launch, inputs and the GPU's outputs.  Here each case runs
+in the emulator on the same PTX and inputs and must give the same bits (the integer, bit, warp, atomic,
+cp.async, device-function and FMA-contraction cases), or, for the ``.approx`` functions, stay within the
+error bound the PTX ISA documents for the GPU's (the emulator computes them to float32 accuracy); the
+distances are printed (``pytest -s``).  Without the record these tests skip; the cases themselves are always
+built and run in the emulator (``test_the_cases_run_here``), so the script cannot rot.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpusim
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORD = ROOT / "tests" / "golden" / "h100" / "isa" / "isa_device.json"
+_spec = importlib.util.spec_from_file_location("isa_device", ROOT / "benchmarks" / "isa_device.py")
+isa_device = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(isa_device)
+
+# Outputs whose value depends on the order in which the lanes' atomics happen (which the GPU leaves open):
+# (case, argument index) -> the element indices not compared.  The old values of atom.exch are compared as a
+# multiset.
+ORDER_DEPENDENT = {("atomics", "0"): [0, 8, 9, 14]}
+UNORDERED = {("atomics", "1")}
+
+# The PTX ISA's error bounds for the .approx instructions: ("ulp", n) or ("abs", e) or ("rel", e).
+BOUNDS = {
+    "sin.approx.f32": ("abs", 2.0 ** -20.5), "cos.approx.f32": ("abs", 2.0 ** -20.5),
+    "ex2.approx.f32": ("ulp", 2), "ex2.approx.ftz.f32": ("ulp", 2),
+    # 2^-22.6 absolute on the logarithm of the mantissa, then the result's own rounding: in units of that sum
+    "lg2.approx.f32": ("abs+ulp", 2.0 ** -22.6),
+    "rcp.approx.f32": ("ulp", 1), "rsqrt.approx.f32": ("ulp", 2), "sqrt.approx.f32": ("ulp", 1),
+    "tanh.approx.f32": ("rel", 2.0 ** -10.987), "div.approx.f32": ("ulp", 2), "div.full.f32": ("ulp", 2),
+    "rcp.approx.ftz.f64": ("rel", 2.0 ** -20), "rsqrt.approx.ftz.f64": ("rel", 2.0 ** -20),
+}
+
+
+def args_of(case: dict) -> list:
+    out = []
+    for a in case["args"]:
+        if "scalar" in a:
+            out.append(isa_device.NP[a["type"]](a["scalar"]))
+        else:
+            out.append(isa_device.from_bits(a["type"], a["array"]).copy())
+    return out
+
+
+def emulate(case: dict) -> dict[str, np.ndarray]:
+    res = gpusim.run(case["ptx"], kernel=case["kernel"], grid=case["grid"], block=case["block"], args=args_of(case))
+    return {str(k): np.asarray(res.args[k]) for k, a in enumerate(case["args"]) if a.get("out")}
+
+
+def _record():
+    if not RECORD.exists():
+        pytest.skip(f"no device record yet ({RECORD.relative_to(ROOT)}): run benchmarks/isa_device.py on the GPU")
+    return json.loads(RECORD.read_text())
+
+
+def _cases(section: str):
+    if not RECORD.exists():
+        return [pytest.param(None, marks=pytest.mark.skip(reason="no device record yet: run "
+                                                                 "benchmarks/isa_device.py on the GPU"))]
+    rec = json.loads(RECORD.read_text())
+    return [pytest.param(c, id=c["name"]) for c in rec["sections"].get(section, []) if "outputs" in c]
+
+
+def test_record_provenance():
+    rec = _record()
+    p = rec["provenance"]
+    assert "H100" in p["gpu"] and p["driver"] and p["date"] and p["command"]
+    assert not rec.get("timeouts"), f"sections that ran out of time: {rec['timeouts']}"
+
+
+@pytest.mark.parametrize("case", _cases("snippets") + _cases("kernels") + _cases("fma"))
+def test_bit_identical_to_the_h100(case):
+    got = emulate(case)
+    for k, want_hex in case["outputs"].items():
+        t = case["args"][int(k)]["type"]
+        want = isa_device.from_bits(t, want_hex)
+        mine = got[k].view(want.dtype).reshape(-1)
+        skip = ORDER_DEPENDENT.get((case["name"], k), [])
+        if (case["name"], k) in UNORDERED:
+            assert sorted(isa_device.hex_of(mine)) == sorted(want_hex), (case["name"], k)
+            continue
+        keep = np.ones(want.size, bool)
+        keep[skip] = False
+        mh, wh = np.array(isa_device.hex_of(mine)), np.array(want_hex)
+        bad = np.flatnonzero((mh != wh) & keep)
+        assert bad.size == 0, (f"{case['name']} argument {k}: {bad.size} of {want.size} differ, first at "
+                               f"{bad[:5].tolist()}: emulator {mh[bad[:5]].tolist()} H100 {wh[bad[:5]].tolist()}")
+
+
+def _error(kind, got, exact):
+    """Distance of ``got`` (its own float type) from ``exact``: absolute, relative, or in ulps of got's type."""
+    dt = got.dtype
+    got = got.astype(np.float64)
+    if kind == "abs":
+        return np.abs(got - exact)
+    if kind == "rel":
+        return np.abs(got - exact) / np.maximum(np.abs(exact), np.finfo(np.float64).tiny)
+    spacing = np.abs(np.spacing(exact.astype(dt))).astype(np.float64)
+    if kind == "abs+ulp":
+        return np.abs(got - exact) / (2.0 ** -22.6 + spacing)
+    return np.abs(got - exact) / np.maximum(spacing, np.finfo(np.float64).tiny)
+
+
+EXACT = {"sin": np.sin, "cos": np.cos, "ex2": np.exp2, "lg2": np.log2, "rcp": lambda x: 1 / x,
+         "rsqrt": lambda x: 1 / np.sqrt(x), "sqrt": np.sqrt, "tanh": np.tanh}
+
+
+@pytest.mark.parametrize("case", _cases("approx"))
+def test_approx_within_the_documented_bound_of_the_h100(case):
+    ins = case["instruction"]
+    kind, bound = BOUNDS[ins]
+    if kind == "abs+ulp":
+        bound = 1.0
+    t = case["args"][-1]["type"]
+    xs = [isa_device.from_bits(a["type"], a["array"]).astype(np.float64) for a in case["args"][:-1]]
+    if ins.startswith("div"):
+        exact = xs[0] / xs[1]
+    else:
+        exact = EXACT[ins.split(".")[0]](xs[0])
+    gpu = isa_device.from_bits(t, case["outputs"][str(len(case["args"]) - 1)])
+    emu = emulate(case)[str(len(case["args"]) - 1)].view(gpu.dtype)
+    finite = np.isfinite(exact) & (np.abs(exact) < np.finfo(gpu.dtype).max / 4) & \
+        (np.abs(exact) > np.finfo(gpu.dtype).tiny * 4)
+    if ins.startswith(("sin", "cos")):
+        finite &= np.abs(xs[0]) <= 100 * np.pi
+    e_gpu = _error(kind, gpu[finite], exact[finite])
+    e_emu = _error(kind, emu[finite], exact[finite])
+    e_between = _error(kind, emu[finite], gpu[finite].astype(np.float64))     # the distance to write down
+    print(f"\n{ins:22s} ({kind}) bound {bound:.3g}: H100 max {e_gpu.max():.3g}, emulator max {e_emu.max():.3g}, "
+          f"emulator vs H100 max {e_between.max():.3g} mean {e_between.mean():.3g} over {finite.sum()} inputs")
+    assert e_emu.max() <= bound, f"{ins}: the emulator is outside the PTX ISA's bound"
+    assert e_between.max() <= 2 * bound, f"{ins}: the emulator and the H100 differ by more than twice the bound"
+
+
+def test_the_cases_run_here():
+    """Every case of the script builds and runs in the emulator (no GPU): its PTX parses, its kernels launch;
+    the FMA section's CUDA C compiles with the local nvcc when there is one."""
+    cases = isa_device.snippet_cases() + isa_device.kernel_cases() + isa_device.approx_cases(256)
+    if shutil.which("nvcc"):
+        cases += isa_device.fma_cases(isa_device.nvcc_ptx, 256)
+    for case in cases:
+        out = emulate(case)
+        assert out, case["name"]
