@@ -231,6 +231,9 @@ class InstructionParser:
             if any(m in BOOL_OPS for m in ins.mods) != (len(raw) == 4):
                 raise p.error(f"'{ins.opcode}': a .and/.or/.xor combination takes a third predicate operand "
                               f"and only then", op_tok)
+        if base in ("bar", "barrier") and "red" in ins.mods:
+            self.decode_bar_red(ins, raw, op_tok)
+            return
         shape = ins.spec.operands.split()
         need = [s for s in shape if not s.endswith("?")]
         if not (len(need) <= len(raw) <= len(shape)):
@@ -424,6 +427,26 @@ class InstructionParser:
             raise p.error(f"operand {k + 1} of {ins.opcode} must be a register, found {name!r}", name_tok)
         self.check_symbol(ins, name_tok)
         return SymbolAddr(name, off)
+
+    def decode_bar_red(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
+        """``bar.red.popc.u32 d, a{, b}, {!}c`` and ``bar.red.{and,or}.pred p, a{, b}, {!}c``."""
+        p = self.p
+        op = [m for m in ins.mods if m in ("popc", "and", "or")]
+        want = "u32" if op == ["popc"] else "pred"
+        if len(op) != 1 or want not in ins.mods or not 3 <= len(raw) <= 4:
+            raise p.error(f"'{ins.opcode}': expected bar.red.popc.u32 d, a, {{!}}c or bar.red.and/or.pred p, a, "
+                          f"{{!}}c", op_tok)
+        last = raw[-1]
+        if last[0] == "not":
+            ins.negate_c = True
+            last = last[1]
+        d = self.operand(ins, 0, "d" if want == "u32" else "p", raw[0]) if want == "u32" else \
+            self.reg_operand(ins, raw[0][1], "pred")
+        mids = [self.operand(ins, k, "a", r) for k, r in enumerate(raw[1:-1], 1)]
+        if last[0] != "name":
+            raise p.error(f"the last operand of {ins.opcode} must be a predicate register", op_tok)
+        c = self.reg_operand(ins, last[1], "pred")
+        ins.operands = (d, *mids, c)
 
     def decode_call(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
         """``call[.uni] [(rets),] target[, (args)][, prototype];``"""

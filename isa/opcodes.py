@@ -338,14 +338,16 @@ _add(
            "diverge several ways; they reconverge at the immediate post-dominator)", _fixed(U.BRANCH, L.BRANCH),
            ("idx", "uni"), "control", ntypes=0),
     OpSpec("bar", (), "a? b?", "block barrier a (default 0): waits for all non-exited threads of the block "
-           "(b: expected thread count); bar.warp.sync mask: warp reconvergence (__syncwarp); bar.arrive: "
-           "arrive without waiting; bar.red.{popc,and,or}: the barrier with a reduction of a predicate",
-           _fixed(U.MISC, L.BARRIER), ("sync", "cta", "aligned", "warp", "arrive", "red", "popc", "and", "or"),
-           "control", ntypes=0),
-    OpSpec("barrier", (), "a? b?", "same as bar (barrier.sync[.aligned], barrier.arrive, barrier.red); "
-           "barrier.cluster.arrive/wait: the cluster barrier (clusters of one block)",
-           _fixed(U.MISC, L.BARRIER), ("sync", "aligned", "cta", "arrive", "red", "popc", "and", "or",
-                                       "cluster", "wait", "relaxed", "acquire", "release"), "control", ntypes=0),
+           "(b: expected thread count); bar.warp.sync mask: warp reconvergence (__syncwarp); bar.red.popc.u32 d, "
+           "a, {!}c / bar.red.and.pred / bar.red.or.pred: the barrier, then d = the count of threads with c "
+           "(__syncthreads_count), whether all or any have it (__syncthreads_and/or)",
+           _fixed(U.MISC, L.BARRIER), ("sync", "cta", "aligned", "warp", "red", "popc", "and", "or", "u32",
+                                       "pred"), "control", ntypes=0),
+    OpSpec("barrier", (), "a? b?", "same as bar (barrier.sync[.aligned], barrier.red); barrier.cluster.arrive/"
+           "wait: the cluster barrier (clusters of one block)",
+           _fixed(U.MISC, L.BARRIER), ("sync", "aligned", "cta", "red", "popc", "and", "or", "u32", "pred",
+                                       "cluster", "arrive", "wait", "relaxed", "acquire", "release"), "control",
+           ntypes=0),
     OpSpec("membar", (), "", "memory fence at .cta/.gl/.sys scope (orders this thread's accesses); "
            "membar.proxy.alias", _fixed(U.MISC, L.MEMBAR), ("cta", "gl", "sys", "proxy", "alias"), "control",
            ntypes=0),

@@ -116,6 +116,7 @@ class Instruction:
     fused: tuple = ()                 # an fma contracted from mul + add/sub (isa.contract): (negate product,
                                       # negate addend, PTX line of the mul)
     frame_param: bool = False         # ld/st.param of a device function's parameter frame (a register move)
+    negate_c: bool = False            # bar.red: its predicate operand is {!}c
 
     @property
     def type(self) -> str | None:
@@ -123,7 +124,9 @@ class Instruction:
 
     def regs_written(self) -> tuple[Reg, ...]:
         out: list[Reg] = []
-        if self.base in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "call", "brx",
+        if self.base in ("bar", "barrier") and "red" in self.mods:
+            out.append(self.operands[0])
+        elif self.base in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "call", "brx",
                          "cp", "nanosleep", "trap", "brkpt", "pmevent", "prefetch", "prefetchu",
                          "applypriority", "discard", "griddepcontrol", "setmaxnreg", "stackrestore"):
             pass
@@ -138,7 +141,9 @@ class Instruction:
         return tuple(out)
 
     def regs_read(self) -> tuple[Reg, ...]:
-        srcs = self.operands if self.base in ("st", "red", "bar", "barrier", "cp", "nanosleep", "brx", "prefetch",
+        red_bar = self.base in ("bar", "barrier") and "red" in self.mods
+        srcs = self.operands[1:] if red_bar else self.operands if self.base in (
+                                              "st", "red", "bar", "barrier", "cp", "nanosleep", "brx", "prefetch",
                                               "prefetchu", "applypriority", "discard", "stackrestore", "pmevent",
                                               "trap", "brkpt", "griddepcontrol", "setmaxnreg") \
             else self.operands[1:]

@@ -22,7 +22,7 @@ import numpy as np
 from gpusim.errors import KernelError
 from gpusim.functional import faults
 from gpusim.functional.calls import CallDepthError, DeviceTrapError, builtin_vprintf, copy_frame, read_string
-from gpusim.functional.operands import reader
+from gpusim.functional.operands import reader, writer
 from gpusim.functional.registry import semantics
 from gpusim.functional.trace import popcount32
 from isa.program import Instruction
@@ -53,6 +53,7 @@ def build_exit(ins: Instruction, ctx):
 
     def h_exit(fr, st):
         fr.simt.exit(st.selw, st.exe)
+        flush_bar_red(fr)            # an exit may be what releases a block's bar.red
     return h_exit
 
 
@@ -65,9 +66,57 @@ def build_bar(ins: Instruction, ctx):
             fr.simt.advance(st.selw)
         return h_syncwarp
 
+    if "red" in ins.mods:
+        return _build_bar_red(ins, ctx)
+
     def h_bar(fr, st):
         fr.simt.wait_at_barrier(st.selw)
     return h_bar
+
+
+def _build_bar_red(ins: Instruction, ctx):
+    """``bar.red``: the barrier, then every thread of the block gets the reduction of the predicate ``c`` over
+    the block's threads (popc: how many have it; and/or: all/any).  The threads arrive at different steps:
+    each arrival adds to its block's tally and leaves its destination pending; the block's release writes
+    them all (here, or in the exit that releases it)."""
+    op = next(m for m in ("popc", "and", "or") if m in ins.mods)
+    rc = reader(ins.operands[-1], "pred", ctx)
+    w = writer(ins.operands[0], "u32" if op == "popc" else "pred")
+    neg = ins.negate_c
+
+    def h_bar_red(fr, st):
+        lanes = st.lane_ids(fr)
+        c = np.broadcast_to(np.asarray(rc(fr, st.sel)).astype(bool), lanes.shape)
+        if neg:
+            c = ~c
+        blocks = lanes // fr.lanes_per_block
+        tally = fr.__dict__.setdefault("bar_red", {})
+        for b in np.unique(blocks):
+            mine = blocks == b
+            t = tally.setdefault(int(b), [0, 0, [], op, w])
+            t[0] += int(c[mine].sum())
+            t[1] += int(mine.sum())
+            t[2].append(lanes[mine])
+        fr.simt.wait_at_barrier(st.selw)
+        flush_bar_red(fr)
+    return h_bar_red
+
+
+def flush_bar_red(fr) -> None:
+    """Write the results of the ``bar.red`` barriers whose blocks have been released."""
+    tally = getattr(fr, "bar_red", None)
+    if not tally:
+        return
+    wpb = fr.simt.warps_per_block
+    for b in list(tally):
+        if fr.simt.waiting[b * wpb:(b + 1) * wpb].any():
+            continue
+        n_true, n, pending, op, w = tally.pop(b)
+        lanes = np.concatenate(pending)
+        if op == "popc":
+            w(fr, lanes, np.full(lanes.size, n_true, dtype=np.uint32))
+        else:
+            w(fr, lanes, np.full(lanes.size, n_true == n if op == "and" else n_true > 0))
 
 
 @semantics("membar", "fence")

@@ -324,3 +324,38 @@ def test_a_module_with_an_unsupported_function_still_runs_its_other_kernels():
         gpusim.run(BROKEN, kernel="needs_video", grid=1, block=1, args=[np.zeros(1, np.uint32)])
     with pytest.raises(PtxError, match="vadd"):       # the parser's own strict mode still fails at once
         parse_ptx(BROKEN)
+
+
+BAR_RED = """
+    .reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p_a]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mad.lo.u32 %r3, %r1, %r2, %r0;
+    mul.wide.u32 %rd2, %r3, 4; add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r4, [%rd3];
+    setp.gt.s32 %p1, %r4, 10;
+    bar.red.popc.u32 %r5, 0, %p1;            // __syncthreads_count(v > 10)
+    setp.lt.s32 %p2, %r4, 0;
+    bar.red.and.pred %p3, 0, !%p2;            // __syncthreads_and(v >= 0)
+    selp.u32 %r6, 10, 0, %p3;
+    add.u32 %r5, %r5, %r6;
+    st.global.u32 [%rd3], %r5;
+"""
+
+
+def test_bar_red_counts_and_ands_over_the_block():
+    a = (np.arange(256) % 40 - 3).astype(np.int32)
+    a[200:] = np.abs(a[200:])                          # block 1 ... still has negatives before 200
+    res = gpusim.run(kernel(BAR_RED, ".param .u64 p_a"), grid=2, block=128, args=[a.copy()])
+    for b in range(2):
+        blk = a[128 * b:128 * (b + 1)]
+        assert set(res.args[0][128 * b:128 * (b + 1)].view(np.int32).tolist()) == \
+            {int((blk > 10).sum()) + 10 * bool((blk >= 0).all())}
+
+
+def test_bar_red_released_by_the_exit_of_the_other_threads():
+    """Threads that exit before the barrier do not count; the last exit releases the others."""
+    body = BAR_RED.replace("    ld.global.u32 %r4, [%rd3];", "    ld.global.u32 %r4, [%rd3];\n    setp.ge.u32 %p0, %r0, 96;\n"
+                                                          "    @%p0 exit;")
+    a = np.full(128, 20, np.int32)
+    res = gpusim.run(kernel(body, ".param .u64 p_a"), grid=1, block=128, args=[a.copy()])
+    assert set(res.args[0][:96].tolist()) == {96 + 10} and set(res.args[0][96:].tolist()) == {20}

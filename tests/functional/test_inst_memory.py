@@ -371,3 +371,21 @@ def test_isspacep_and_cache_hints():
 """
     res = gpusim.run(kernel(body, ".param .u64 p_out"), grid=1, block=1, args=[np.zeros(1, np.uint32)])
     assert res.args[0][0] == 3
+
+
+def test_a_float64_array_read_as_f32_warns():
+    from gpusim.functional.host import DtypeMismatchWarning
+    body = """
+    .reg .b32 %r<2>; .reg .b64 %rd<4>; .reg .f32 %f<2>;
+    ld.param.u64 %rd1, [p_x]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; mul.wide.u32 %rd2, %r0, 4; add.s64 %rd3, %rd1, %rd2;
+    ld.global.f32 %f1, [%rd3]; add.f32 %f1, %f1, 0f3F800000; st.global.f32 [%rd3], %f1;
+"""
+    ptx = kernel(body, ".param .u64 p_x")
+    with pytest.warns(DtypeMismatchWarning, match=r"argument 0 \(p_x\) is a float64 array, but kernel 'k' "
+                                                  r"accesses it as \.f32.*pass a float32 array"):
+        gpusim.run(ptx, grid=1, block=32, args=[np.zeros(32, np.float64)])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gpusim.run(ptx, grid=1, block=32, args=[np.zeros(32, np.float32)])       # the right dtype: silent
