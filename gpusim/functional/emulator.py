@@ -136,6 +136,7 @@ class Emulator:
         handlers, is_control = ck.handlers, ck.is_control
         pc_counts = stats.pc_warp_counts
         special = fr.special
+        clock = ck.uses_clock
         n_steps = 0
         while True:
             pc = simt.next_pc()
@@ -176,9 +177,10 @@ class Emulator:
                 handlers[pc](fr, st)
             else:
                 if st.lanes is None or st.lanes.size:
-                    special["%clock"] = np.uint32(n_steps & 0xFFFFFFFF)
-                    special["%clock64"] = special["%globaltimer"] = np.uint64(n_steps)
-                    special["%globaltimer_lo"] = special["%clock"]
+                    if clock:
+                        special["%clock"] = np.uint32(n_steps & 0xFFFFFFFF)
+                        special["%clock64"] = special["%globaltimer"] = np.uint64(n_steps)
+                        special["%globaltimer_lo"] = special["%clock"]
                     handlers[pc](fr, st)
                 simt.advance(selw)
             if recorder is not None:

@@ -17,7 +17,7 @@ from gpusim.functional.recorder import static_instruction
 from gpusim.functional.registry import lookup
 from gpusim.functional.trace import StaticInstr
 from isa.link import Program, link
-from isa.program import Kernel, Module
+from isa.program import Kernel, Module, SpecialReg
 from isa.units import MemSpace
 
 
@@ -63,6 +63,7 @@ class CompiledKernel:
     ctx: KernelContext
     static: list[StaticInstr]
     program: Program | None = None
+    uses_clock: bool = True   # reads %clock, %clock64 or %globaltimer: the emulator updates them per step
 
     @property
     def instructions(self):
@@ -106,7 +107,10 @@ def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int], fmad:
                 raise
             raise ctx.unsupported(ins, str(e)) from None
         is_control.append(row.control)
-    return CompiledKernel(k, handlers, is_control, ctx, [static_instruction(i) for i in prog.instructions], prog)
+    clocks = {"%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"}
+    uses_clock = any(isinstance(o, SpecialReg) and o.name in clocks for i in prog.instructions for o in i.operands)
+    return CompiledKernel(k, handlers, is_control, ctx, [static_instruction(i) for i in prog.instructions], prog,
+                          uses_clock)
 
 
 class _Named:

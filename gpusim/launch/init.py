@@ -26,7 +26,7 @@ def kernel_parameters(source: Path, kernel: str | None) -> tuple[str, list[Kerne
         found = cuda_kernels(read_text(source))
     elif source.suffix == ".ptx":
         from isa.parser import load_ptx
-        module = load_ptx(source)
+        module = load_ptx(source, strict=False)
         found = {k.name: ptx_params(k) for k in module.kernels.values()}
     else:
         raise GpusimError(f"{source}: expected a .cu or .ptx file")
