@@ -169,10 +169,11 @@ _add(
     # data movement and conversion
     OpSpec("mov", INTS + BIT_TYPES[1:] + F + ("pred",), "d a",
            "d = a (register, immediate, special register, or the address of a variable)", family="move"),
-    OpSpec("cvt", ("s8", "u8") + INTS + F + ("f16",), "d a",
+    OpSpec("cvt", ("s8", "u8") + INTS + F + HALF_TYPES, "d a b?",
            "d = a converted; .rni/.rzi/.rmi/.rpi round float to integral, .rn/.rz/.rm/.rp float rounding, "
-           ".sat saturates (floats to [0, 1])",
-           _fixed(U.INT, L.CONVERT), ROUND_FLOAT + ROUND_INT + ("sat", "ftz"), "move"),
+           ".sat saturates (floats to [0, 1]); to and from .bf16 (.relu, .satfinite); cvt.rn.f16x2.f32 / "
+           ".bf16x2.f32 d, a, b packs a into the upper half and b into the lower",
+           _fixed(U.INT, L.CONVERT), ROUND_FLOAT + ROUND_INT + ("sat", "ftz", "relu", "satfinite"), "move"),
     OpSpec("cvta", ("u32", "u64"), "d a",
            "d = generic address of a (.to: state-space address of a generic one); spaces global/shared/local/const",
            _fixed(*ALU), ("to",) + SPACES, "move"),

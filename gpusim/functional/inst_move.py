@@ -89,9 +89,54 @@ def build_cvta(ins: Instruction, ctx):
     return h_cvta
 
 
+def _build_cvt_half(ins: Instruction, ctx):
+    """cvt to or from bf16, and the packing conversions to .f16x2/.bf16x2 (a -> upper half, b -> lower)."""
+    dtype_s, stype_s = ins.types
+    packed = dtype_s.endswith("x2")
+    kind = "bf16" if dtype_s.startswith("bf16") else "f16"
+    mods = ins.mods
+    rz = "rz" in mods
+    if dtype_s in ("bf16", "f16x2", "bf16x2", "f16") and stype_s in ("f32", "f64"):
+        readers = [reader(o, stype_s, ctx) for o in ins.operands[1:]]
+        if packed and len(readers) != 2:
+            raise ctx.unsupported(ins, f"{ins.opcode} packs two values: cvt.rn.{dtype_s}.f32 d, a, b")
+        w = writer(ins.operands[0], "b32" if packed else "b16")
+
+        def one(x):
+            x = np.asarray(x, dtype=np.float64)
+            if "relu" in mods:
+                x = np.where(np.isnan(x), np.nan, np.maximum(x, 0.0))
+            if "satfinite" in mods:
+                big = 65504.0 if kind == "f16" else float(np.float32(3.3895314e38))
+                x = np.where(np.isnan(x), np.nan, np.clip(x, -big, big))
+            if rz and kind == "bf16":      # toward zero: drop the low 16 bits of the float32
+                f = x.astype(np.float32)
+                return (np.atleast_1d(f).view(np.uint32) >> np.uint32(16)).astype(np.uint16).reshape(np.shape(f))
+            return fo.to_half(x, kind)
+
+        def h_cvt_half(fr, st):
+            vals = [one(r(fr, st.sel)) for r in readers]
+            if packed:
+                hi, lo = vals
+                w(fr, st.sel, (np.asarray(hi).astype(np.uint32) << np.uint32(16)) | np.asarray(lo).astype(np.uint32))
+            else:
+                w(fr, st.sel, vals[0])
+        return h_cvt_half
+    if stype_s == "bf16" and dtype_s in ("f32", "f64"):
+        ra = reader(ins.operands[1], "bf16", ctx)
+        w = writer(ins.operands[0], dtype_s)
+
+        def h_from_bf16(fr, st):
+            w(fr, st.sel, fo.from_half(ra(fr, st.sel), "bf16").astype(DT[dtype_s]))
+        return h_from_bf16
+    raise ctx.unsupported(ins, f"{ins.opcode}: this conversion of 16-bit floats is not modelled")
+
+
 @semantics("cvt")
 def build_cvt(ins: Instruction, ctx):
     dtype_s, stype_s = ins.types
+    if {dtype_s, stype_s} & {"bf16", "f16x2", "bf16x2"} or (dtype_s == "f16" and len(ins.operands) > 2):
+        return _build_cvt_half(ins, ctx)
     mods = ins.mods
     ddt = DT[dtype_s]
     ra = reader(ins.operands[1], stype_s, ctx)

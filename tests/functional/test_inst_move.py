@@ -197,3 +197,18 @@ def test_mov_pack_and_unpack():
                     {"a": ([0x1122334455667788, 2 ** 64 - 1] * 16, "b64")}, {"d": "b64", "e": "b32", "f": "b32"})
     assert int(o["d"][0]) == 0x5566778811223344 and int(o["e"][0]) == 0x55667788
     assert int(o["f"][0]) == 0x77885566 and int(o["d"][1]) == 2 ** 64 - 1
+
+
+def test_cvt_to_and_from_bf16_and_the_f16x2_pack():
+    x = np.float32([1.0, 3.14159, -2.5e-3, 65536.5, np.inf, np.nan, 1.00390625, 1.01171875] * 4)
+    o = run_snippet(".reg .b16 %h; cvt.rn.bf16.f32 %h, %a; cvt.f32.bf16 %d, %h; cvt.rz.bf16.f32 %h, %a;"
+                    " cvt.u32.u16 %f, %h; cvt.rn.f16x2.f32 %e, %a, %b;",
+                    {"a": x, "b": np.float32([0.5] * 32)}, {"d": "f32", "e": "b32", "f": "u32"})
+    bits = x.view(np.uint32).astype(np.int64)
+    rne = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16                  # round to nearest even on the bits
+    want = (rne << 16).astype(np.uint32).view(np.float32)
+    finite = np.isfinite(x)
+    assert o["d"][:8][finite[:8]].tolist() == want[:8][finite[:8]].tolist()
+    assert o["d"][6] == 1.0 and o["d"][7] == np.float32(1.015625)        # ties to even, then up
+    assert list(o["f"][:3]) == [0x3F80, 0x4049, 0xBB23]                   # .rz: the high 16 bits
+    assert int(o["e"][0]) == 0x3C003800                                   # {a: 1.0 high, b: 0.5 low}
