@@ -401,14 +401,21 @@ FMA_KERNELS = {   # name: (argument types: arrays and the element count)
 
 
 def nvrtc_ptx(source: str) -> tuple[str, str]:
-    """PTX of CUDA C as CuPy compiles it (NVRTC, compute_90, its default --fmad=true)."""
-    from cupy.cuda import compiler
-    ptx = compiler.compile_using_nvrtc(source, options=("-arch=compute_90",))
-    if isinstance(ptx, tuple):
-        ptx = ptx[0]
+    """PTX of CUDA C from the NVRTC CuPy uses (``-arch=compute_90``, NVRTC's default ``--fmad=true``); the
+    driver's ptxas then compiles that PTX, as for a CuPy user's RawModule."""
+    from cupy_backends.cuda.libs import nvrtc
+    prog = nvrtc.createProgram(source, "fma.cu", (), ())
+    try:
+        try:
+            nvrtc.compileProgram(prog, ("-arch=compute_90",))
+        except Exception as e:
+            raise RuntimeError(f"NVRTC: {e}: {nvrtc.getProgramLog(prog)}") from None
+        ptx = nvrtc.getPTX(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
     if isinstance(ptx, bytes):
         ptx = ptx.decode()
-    return ptx, "nvrtc (CuPy)"
+    return ptx.rstrip("\x00"), f"nvrtc {'.'.join(map(str, nvrtc.getVersion()))} (CuPy's)"
 
 
 def nvcc_ptx(source: str) -> tuple[str, str]:
@@ -421,6 +428,17 @@ def nvcc_ptx(source: str) -> tuple[str, str]:
         subprocess.run(["nvcc", "-arch=compute_90", "-ptx", "-o", str(cu.with_suffix(".ptx")), str(cu)], check=True,
                        capture_output=True, text=True)
         return cu.with_suffix(".ptx").read_text(), "nvcc (local)"
+
+
+def _nvrtc_or_local(source: str) -> tuple[str, str]:
+    try:
+        return nvrtc_ptx(source)
+    except Exception as e:        # no usable NVRTC binding: a local nvcc, if the machine has one
+        try:
+            ptx, name = nvcc_ptx(source)
+            return ptx, f"{name} (NVRTC failed: {e})"
+        except Exception:
+            raise RuntimeError(f"no CUDA C compiler: NVRTC failed ({e}) and there is no nvcc") from None
 
 
 def fma_cases(compile_ptx, n: int = 4096) -> list[dict]:
@@ -509,7 +527,7 @@ def main(argv=None) -> int:
     import cupy as cp
     record = {"provenance": provenance(cp), "sections": {}}
     makers = {"snippets": snippet_cases, "kernels": kernel_cases, "approx": lambda: approx_cases(a.approx_n),
-              "fma": lambda: fma_cases(nvrtc_ptx)}
+              "fma": lambda: fma_cases(_nvrtc_or_local)}
     signal.signal(signal.SIGALRM, _alarm)
     for section in a.section or list(makers):
         t0 = time.time()
