@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from isa.opcodes import OPCODES, OUT_OF_SCOPE, PTX_ISA, SPECIAL_REGISTERS, VECTOR_SPECIALS, OpSpec, coverage
+from isa.opcodes import OPCODES, PTX_ISA, SPECIAL_REGISTERS, VECTOR_SPECIALS, OpSpec, coverage
 
 INTRO = """\
 # The gpusim ISA: PTX

@@ -198,8 +198,6 @@ def build_call(ins: Instruction, ctx):
 
 
 def _build_builtin(ins, ctx, f, args, rets):
-    ret_pc = ins.pc + 1
-
     def arg_values(fr, lanes):
         return [fr.pframe[lanes, o:o + 8].copy().view("<u8")[:, 0] for o, n in args]
     if f.builtin == "vprintf":
