@@ -292,6 +292,33 @@ WRAP = HEAD + """.visible .entry wrap(.param .u64 p_out)
 """
 
 
+MBARRIER = HEAD + """.visible .entry mbar(.param .u64 p_out)
+{
+    .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+    .shared .align 8 .b64 bar;
+    .shared .align 4 .b32 box[128];
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; mov.u32 %r1, bar;
+    setp.eq.u32 %p1, %r0, 0;
+    @%p1 mbarrier.init.shared.b64 [%r1], 128;
+    bar.sync 0;
+    mov.u32 %r2, box; shl.b32 %r3, %r0, 2; add.u32 %r4, %r2, %r3; add.u32 %r5, %r0, 1000;
+    st.shared.u32 [%r4], %r5;
+    mbarrier.arrive.shared.b64 %rd2, [%r1];
+WAIT:
+    mbarrier.try_wait.shared.b64 %p2, [%r1], %rd2;
+    @!%p2 bra WAIT;
+    xor.b32 %r6, %r0, 127; shl.b32 %r6, %r6, 2; add.u32 %r6, %r2, %r6; ld.shared.u32 %r7, [%r6];
+    mbarrier.pending_count.b64 %r8, %rd2;
+    mbarrier.arrive.shared.b64 %rd3, [%r1];
+WAIT1:
+    mbarrier.test_wait.parity.shared.b64 %p3, [%r1], 1;
+    @!%p3 bra WAIT1;
+    mul.wide.u32 %rd4, %r0, 8; add.s64 %rd5, %rd1, %rd4; st.global.v2.u32 [%rd5], {%r7, %r8};
+}
+"""
+
+
 def _arr(t, vals, out=False):
     return {"array": _bits(t, vals), "type": t, **({"out": True} if out else {})}
 
@@ -307,6 +334,8 @@ def kernel_cases() -> list[dict]:
         {"name": "cp_async", "ptx": CP_ASYNC, "kernel": "cp_async", "grid": 1, "block": 64,
          "args": [_arr("f32", list(np.arange(256, dtype=np.float32) + 1)), _arr("f32", [0.0] * 256, True)]},
         {"name": "wrap", "ptx": WRAP, "kernel": "wrap", "grid": 1, "block": 64, "args": [_arr("u32", [0] * 64, True)]},
+        {"name": "mbarrier", "ptx": MBARRIER, "kernel": "mbar", "grid": 1, "block": 128,
+         "args": [_arr("u32", [0] * 256, True)]},
     ]
     calls = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "calls.ptx"
     if calls.exists():

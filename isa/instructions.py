@@ -196,6 +196,9 @@ class InstructionParser:
         if base == "call":
             self.decode_call(ins, raw, op_tok)
             return
+        if base == "mbarrier" or (base == "cp.async" and "mbarrier" in ins.mods):
+            self.decode_mbarrier(ins, raw, op_tok)
+            return
         if any(m == "L2::cache_hint" for m in ins.mods) and raw:
             raw = raw[:-1]      # the 64-bit cache policy operand: a hint
         spaces = [m for m in ins.mods if m in SPACES]
@@ -309,6 +312,15 @@ class InstructionParser:
         if base == "createpolicy" and k >= 1:
             return "f32" if "fractional" in ins.mods and k == (1 if "range" not in ins.mods else 3) else "b64"
         if base == "brx":
+            return "u32"
+        if base == "mbarrier":
+            m = ins.mods
+            if k == 0:
+                return "u32" if "pending_count" in m else "b64"
+            if k == 1 and "pending_count" in m:
+                return "b64"
+            if k == 2 and ("test_wait" in m or "try_wait" in m) and "parity" not in m:
+                return "b64"
             return "u32"
         if base in ("mov",) and t in ("b128",):
             return t
@@ -427,6 +439,30 @@ class InstructionParser:
             raise p.error(f"operand {k + 1} of {ins.opcode} must be a register, found {name!r}", name_tok)
         self.check_symbol(ins, name_tok)
         return SymbolAddr(name, off)
+
+    def decode_mbarrier(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
+        """The mbarrier forms: a destination (state, predicate or count; ``_`` for none), the barrier's
+        address ``[b]`` and the values after it (count, state/parity, transaction bytes, a time hint)."""
+        p = self.p
+        mods = ins.mods
+        ins.space = "shared"
+        waits = "test_wait" in mods or "try_wait" in mods
+        has_dest = waits or "pending_count" in mods or "arrive" in mods or "arrive_drop" in mods
+        if "mbarrier" in mods:     # cp.async.mbarrier.arrive [b]
+            has_dest = False
+        ops = []
+        for k, r in enumerate(raw):
+            if r[0] == "mem":
+                ops.append(self.operand(ins, k, "m", r))
+            elif r[0] == "name" and r[1].text == "_":
+                ops.append(None)
+            elif k == 0 and has_dest:
+                ops.append(self.reg_operand(ins, r[1], "pred") if waits else self.operand(ins, k, "d", r))
+            else:
+                ops.append(self.operand(ins, k, "a", r))
+        if not any(isinstance(o, Mem) for o in ops) and "pending_count" not in mods:
+            raise p.error(f"'{ins.opcode}' needs the barrier's address [b]", op_tok)
+        ins.operands = tuple(ops)
 
     def decode_bar_red(self, ins: Instruction, raw: list, op_tok: Tok) -> None:
         """``bar.red.popc.u32 d, a{, b}, {!}c`` and ``bar.red.{and,or}.pred p, a{, b}, {!}c``."""

@@ -308,8 +308,18 @@ _add(
     OpSpec("cp.async", (), "m m c? e?", "asynchronous copy of c (4, 8 or 16) bytes from global [src] to "
            "shared [dst], the bytes past the optional source size e filled with zeros; .commit_group, "
            ".wait_group N and .wait_all group them (the emulator copies at once; the timing model sees a "
-           "global load)", _fixed(U.LSU, L.GLOBAL), ("ca", "cg", "shared", "global", "commit_group",
-                                                       "wait_group", "wait_all"), "memory", ntypes=0),
+           "global load); cp.async.mbarrier.arrive[.noinc] [bar]: an arrive on an mbarrier once the copies are "
+           "done", _fixed(U.LSU, L.GLOBAL), ("ca", "cg", "shared", "global", "commit_group", "wait_group",
+                                              "wait_all", "mbarrier", "arrive", "noinc", "b64"), "memory",
+           ntypes=0),
+    OpSpec("mbarrier", ("b64",), "", "the shared-memory barrier object: .init [b], n (n arrivals a phase); "
+           ".arrive / .arrive_drop (also one fewer for later phases) / .noComplete / .expect_tx / .complete_tx "
+           "(transaction bytes) return a state; .test_wait / .try_wait p, [b], state (or .parity): the phase of "
+           "state completed; .pending_count; .inval.  A wait that would fail parks the warp until a phase of "
+           "some mbarrier completes (the emulator has no time: a later test is a legal outcome)",
+           _fixed(U.LSU, L.SHARED), ("init", "inval", "arrive", "arrive_drop", "expect_tx", "complete_tx",
+                                      "test_wait", "try_wait", "pending_count", "parity", "noComplete", "release",
+                                      "relaxed", "acquire", "cta", "cluster", "shared"), "warp"),
     # warp level
     OpSpec("vote", ("pred", "b32"), "d a b?",
            "across the warp's member lanes b (vote.sync; without .sync: the active lanes): .all/.any/.uni of "
@@ -388,9 +398,6 @@ OUT_OF_SCOPE: dict[str, str] = {
     "suq": _TEX,
     "mapa": _CLUSTER, "getctarank": _CLUSTER, "clusterlaunchcontrol": _CLUSTER,
     "multimem": "multimem.ld_reduce/st/red on NVLink multicast memory (out of scope: one GPU)",
-    "mbarrier": "mbarrier.* asynchronous transaction barriers (out of scope: they pace TMA and cp.async "
-                "transactions, which gpusim does not model as asynchronous)",
-    "cp.async.mbarrier": "cp.async.mbarrier.arrive (out of scope with mbarrier)",
     "cvt.pack": "cvt.pack (integer packing for low-precision tensor-core inputs; out of scope with them)",
     "vadd": _VIDEO, "vsub": _VIDEO, "vabsdiff": _VIDEO, "vmin": _VIDEO, "vmax": _VIDEO, "vshl": _VIDEO,
     "vshr": _VIDEO, "vmad": _VIDEO, "vset": _VIDEO,

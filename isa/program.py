@@ -126,8 +126,11 @@ class Instruction:
         out: list[Reg] = []
         if self.base in ("bar", "barrier") and "red" in self.mods:
             out.append(self.operands[0])
+        elif self.base == "mbarrier":
+            if self.operands and isinstance(self.operands[0], Reg):
+                out.append(self.operands[0])
         elif self.base in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "call", "brx",
-                         "cp", "nanosleep", "trap", "brkpt", "pmevent", "prefetch", "prefetchu",
+                         "cp.async", "nanosleep", "trap", "brkpt", "pmevent", "prefetch", "prefetchu",
                          "applypriority", "discard", "griddepcontrol", "setmaxnreg", "stackrestore"):
             pass
         elif self.operands:
@@ -142,8 +145,10 @@ class Instruction:
 
     def regs_read(self) -> tuple[Reg, ...]:
         red_bar = self.base in ("bar", "barrier") and "red" in self.mods
+        if self.base == "mbarrier":
+            red_bar = bool(self.operands) and not isinstance(self.operands[0], Mem)
         srcs = self.operands[1:] if red_bar else self.operands if self.base in (
-                                              "st", "red", "bar", "barrier", "cp", "nanosleep", "brx", "prefetch",
+                                              "st", "red", "bar", "barrier", "cp.async", "mbarrier", "nanosleep", "brx", "prefetch",
                                               "prefetchu", "applypriority", "discard", "stackrestore", "pmevent",
                                               "trap", "brkpt", "griddepcontrol", "setmaxnreg") \
             else self.operands[1:]

@@ -143,6 +143,8 @@ class Emulator:
             if pc == NEVER:
                 if simt.finished:
                     break
+                if simt.parked.any() and not simt.waiting.any():
+                    raise faults.mbarrier_deadlock(self.module, k, fr, simt)
                 raise faults.barrier_deadlock(self.module, k, fr, simt)
             selw = simt.warps_at(pc)
             n = selw.size

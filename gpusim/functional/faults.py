@@ -76,6 +76,18 @@ def barrier_deadlock(module, kernel, fr, simt) -> BarrierDeadlockError:
                "\n".join(lines))
 
 
+def mbarrier_deadlock(module, kernel, fr, simt) -> BarrierDeadlockError:
+    """Every warp left waits on an mbarrier phase that no thread can complete any more."""
+    w = int(np.flatnonzero(simt.parked)[0])
+    ins = kernel.instructions[int(simt.pc[w])]
+    b, wi = divmod(w, simt.warps_per_block)
+    return _at(BarrierDeadlockError, module, ins,
+               f"mbarrier deadlock in kernel '{kernel.name}', block {_dim3_of(fr.block0 + b, fr.grid)}: warp {wi} "
+               f"(lanes {lane_list(int(simt.mask[w]))}) waits ({ins.opcode}) for a phase that cannot complete: "
+               f"{int(simt.parked.sum())} warps wait, none can arrive (too few arrivals for the count given to "
+               f"mbarrier.init?)")
+
+
 def lane_list(mask: int) -> str:
     """``0-3,8,10-31``: the lanes of a 32-bit mask as runs."""
     idx = [i for i in range(32) if mask >> i & 1]

@@ -25,7 +25,7 @@ from gpusim.functional.calls import CallDepthError, DeviceTrapError, builtin_vpr
 from gpusim.functional.operands import reader, writer
 from gpusim.functional.registry import semantics
 from gpusim.functional.trace import popcount32
-from isa.program import Instruction
+from isa.program import Instruction, Mem
 
 
 @semantics("bra", control=True)
@@ -298,3 +298,126 @@ def build_no_effect(ins: Instruction, ctx):
     def h_nothing(fr, st):
         pass
     return h_nothing
+
+
+# ---- mbarrier: the shared-memory barrier object -------------------------------------------------------
+# The 64-bit object (opaque to programs) as gpusim lays it out: pending arrivals of the current phase (bits
+# 0-20), the arrivals a phase expects (21-41), pending transaction bytes (42-62), the phase parity (63).
+_PENDING, _EXPECTED, _TX = (0, 21), (21, 21), (42, 21)
+_FIELD = (1 << 21) - 1
+
+
+def _field(w: int, f) -> int:
+    return (w >> f[0]) & _FIELD
+
+
+def _with(w: int, f, v: int) -> int:
+    return (w & ~(_FIELD << f[0])) | ((v & _FIELD) << f[0])
+
+
+def _arrive(word: int, count: int, drop: bool, complete: bool) -> tuple[int, bool]:
+    """One arrival of ``count``: the new word and whether it completed the phase."""
+    pending = _field(word, _PENDING) - count
+    word = _with(word, _PENDING, pending)
+    if drop:
+        word = _with(word, _EXPECTED, _field(word, _EXPECTED) - count)
+    if complete and pending <= 0 and _field(word, _TX) == 0:
+        return _with(word ^ (1 << 63), _PENDING, _field(word, _EXPECTED)), True
+    return word, False
+
+
+@semantics("mbarrier", control=True)
+def build_mbarrier(ins: Instruction, ctx):
+    from gpusim.functional.addressing import MemOp
+    mods = ins.mods
+    mem = next(k for k, o in enumerate(ins.operands) if isinstance(o, Mem)) if any(
+        isinstance(o, Mem) for o in ins.operands) else None
+    mo = MemOp(ins, ctx, 8, operand=mem, space="shared") if mem is not None else None
+    vals = [reader(o, "b64" if (k == 2 and "parity" not in mods and ("test_wait" in mods or "try_wait" in mods))
+                   else "u32", ctx) if o is not None and not isinstance(o, Mem) else None
+            for k, o in enumerate(ins.operands)]
+    dest = ins.operands[0] if ins.operands and not isinstance(ins.operands[0], Mem) else None
+
+    def words(fr, st):
+        _, parts = mo.locate(fr, st)
+        (_, _, buf, phys), = parts
+        return buf.view(np.uint64), phys >> 3
+
+    def arg(fr, st, k, default, n):
+        if k < len(vals) and vals[k] is not None:
+            return np.broadcast_to(np.asarray(vals[k](fr, st.sel)).astype(np.int64), (n,))
+        return np.full(n, default, dtype=np.int64)
+
+    if "pending_count" in mods:
+        w = writer(dest, "u32")
+        rs = reader(ins.operands[1], "b64", ctx)
+
+        def h_pending(fr, st):
+            w(fr, st.sel, (np.asarray(rs(fr, st.sel)).astype(np.uint64) & np.uint64(_FIELD)).astype(np.uint32))
+            fr.simt.advance(st.selw)
+        return h_pending
+    if "test_wait" in mods or "try_wait" in mods:
+        w = writer(dest, "pred")
+        parity = "parity" in mods
+
+        def h_wait(fr, st):
+            view, idx = words(fr, st)
+            n = idx.size
+            phase = (view[idx] >> np.uint64(63)).astype(np.int64)
+            token = arg(fr, st, 2, 0, n)
+            asked = token & 1 if parity else (token >> 63) & 1
+            done = phase != asked
+            if n and not done.all():
+                fr.simt.park(st.selw)          # tested again once some phase completes
+                return
+            w(fr, st.sel, done)
+            fr.simt.advance(st.selw)
+        return h_wait
+    ws = writer(dest, "b64") if dest is not None else None
+    drop = "arrive_drop" in mods
+    complete = "noComplete" not in mods
+
+    def h_update(fr, st):
+        view, idx = words(fr, st)
+        n = idx.size
+        old = np.zeros(n, dtype=np.uint64)
+        completed = False
+        if "init" in mods:
+            cnt = arg(fr, st, 1, 0, n)
+            for i in range(n):
+                view[idx[i]] = np.uint64(_with(_with(0, _PENDING, int(cnt[i])), _EXPECTED, int(cnt[i])))
+        elif "inval" in mods:
+            view[idx] = 0
+        elif "mbarrier" in mods:        # cp.async.mbarrier.arrive: the copies are done; .noinc arrives
+            if "noinc" in mods:
+                for i in range(n):
+                    word, c = _arrive(int(view[idx[i]]), 1, False, True)
+                    view[idx[i]] = np.uint64(word)
+                    completed |= c
+        elif "complete_tx" in mods or ("expect_tx" in mods and "arrive" not in mods):
+            tx = arg(fr, st, 1, 0, n)
+            for i in range(n):
+                word = int(view[idx[i]])
+                t = _field(word, _TX) + (int(tx[i]) if "expect_tx" in mods else -int(tx[i]))
+                word = _with(word, _TX, max(t, 0))
+                if "complete_tx" in mods and _field(word, _PENDING) == 0 and t <= 0:
+                    word = _with(word ^ (1 << 63), _PENDING, _field(word, _EXPECTED))
+                    completed = True
+                view[idx[i]] = np.uint64(word)
+        else:                            # arrive / arrive_drop (.expect_tx: add the bytes first)
+            cnt = arg(fr, st, 2, 1, n) if "expect_tx" not in mods else np.ones(n, dtype=np.int64)
+            tx = arg(fr, st, 2, 0, n) if "expect_tx" in mods else None
+            for i in range(n):               # lane order: a lane may open the next phase for the ones after it
+                word = int(view[idx[i]])
+                if tx is not None:
+                    word = _with(word, _TX, _field(word, _TX) + int(tx[i]))
+                old[i] = np.uint64(word)
+                word, c = _arrive(word, int(cnt[i]), drop, complete)
+                view[idx[i]] = np.uint64(word)
+                completed |= c
+            if ws is not None:
+                ws(fr, st.sel, old)
+        fr.simt.advance(st.selw)
+        if completed:
+            fr.simt.unpark_all()
+    return h_update

@@ -258,8 +258,20 @@ def atomic_rmw(view, idx, op, t, val, cmpv=None):
     return old
 
 
-@semantics("cp.async")
+@semantics("cp.async", control=True)
 def build_cp_async(ins: Instruction, ctx):
+    if "mbarrier" in ins.mods:            # cp.async.mbarrier.arrive: an mbarrier operation
+        from gpusim.functional.inst_control import build_mbarrier
+        return build_mbarrier(ins, ctx)
+    inner = _build_cp_async(ins, ctx)
+
+    def h_cp_then_advance(fr, st):
+        inner(fr, st)
+        fr.simt.advance(st.selw)
+    return h_cp_then_advance
+
+
+def _build_cp_async(ins: Instruction, ctx):
     """``cp.async``: the copy happens at once (the emulator has no time); ``commit_group``/``wait_group``/
     ``wait_all`` have nothing left to wait for.  The trace records the global source addresses (a load)."""
     if ins.space is None:

@@ -31,6 +31,13 @@ def static_instruction(ins: Instruction) -> StaticInstr:
                            dst_regs=tuple(r.id for r in ins.regs_written()),
                            src_regs=tuple(r.id for r in ins.regs_read()), ptx_line=ins.line,
                            src_file=ins.src_file, src_line=ins.src_line)
+    if ins.base == "mbarrier" or (ins.base == "cp.async" and "mbarrier" in ins.mods):
+        # an atomic update (or read) of the 8-byte barrier object in shared memory
+        return StaticInstr(pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
+                           dst_regs=tuple(r.id for r in ins.regs_written()),
+                           src_regs=tuple(r.id for r in ins.regs_read()), mem_space="shared", access_bytes=8,
+                           is_load=True, is_atomic="wait" not in " ".join(ins.mods) and "pending_count" not in ins.mods,
+                           ptx_line=ins.line, src_file=ins.src_file, src_line=ins.src_line)
     if ins.base == "cp.async" and ins.space is not None:
         size = int(ins.operands[2].value) if len(ins.operands) > 2 and hasattr(ins.operands[2], "value") else 16
         return StaticInstr(pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,

@@ -56,6 +56,7 @@ class SimtStack:
         self.stack_rdepth = np.zeros((W, depth), dtype=np.int64)
         self.has_calls = False                           # set by the emulator for programs with calls
         self.waiting = np.zeros(W, dtype=bool)           # at a barrier
+        self.parked = np.zeros(W, dtype=bool)            # at an mbarrier wait whose phase has not completed
         self.done = init == 0
         self.ready_pc = np.where(self.done, NEVER, self.pc)
         self.block_of = np.arange(W) // warps_per_block
@@ -206,6 +207,18 @@ class SimtStack:
         self.ready_pc[ws] = NEVER
         self._release(self.block_of[ws])
 
+    def park(self, ws: np.ndarray) -> None:
+        """An mbarrier wait that cannot succeed yet: the warps stay at their PC, not runnable, until
+        :meth:`unpark_all` (some mbarrier's phase completed) lets them test again."""
+        self.parked[ws] = True
+        self.ready_pc[ws] = NEVER
+
+    def unpark_all(self) -> None:
+        if self.parked.any():
+            ws = np.flatnonzero(self.parked)
+            self.parked[ws] = False
+            self._refresh(ws)
+
     # -- reports --------------------------------------------------------------------------------------
     def held_paths(self, w: int) -> list[tuple[int, int]]:
         """(pc, lane mask) of the stack entries below warp ``w``'s top that still hold lanes."""
@@ -250,7 +263,7 @@ class SimtStack:
             ws = wp
 
     def _refresh(self, ws: np.ndarray) -> None:
-        self.ready_pc[ws] = np.where(self.done[ws] | self.waiting[ws], NEVER, self.pc[ws])
+        self.ready_pc[ws] = np.where(self.done[ws] | self.waiting[ws] | self.parked[ws], NEVER, self.pc[ws])
 
     def _release(self, blocks: np.ndarray) -> None:
         wpb = self.warps_per_block
@@ -261,7 +274,7 @@ class SimtStack:
                 continue
             if int(popcount32(self.mask[wait_w]).sum()) == self.live[b]:
                 self.waiting[wait_w] = False
-                self.ready_pc[wait_w] = np.where(self.done[wait_w], NEVER, self.pc[wait_w])
+                self.ready_pc[wait_w] = np.where(self.done[wait_w] | self.parked[wait_w], NEVER, self.pc[wait_w])
                 self.barriers += 1
 
     def _grow(self) -> None:

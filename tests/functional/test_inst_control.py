@@ -359,3 +359,45 @@ def test_bar_red_released_by_the_exit_of_the_other_threads():
     a = np.full(128, 20, np.int32)
     res = gpusim.run(kernel(body, ".param .u64 p_a"), grid=1, block=128, args=[a.copy()])
     assert set(res.args[0][:96].tolist()) == {96 + 10} and set(res.args[0][96:].tolist()) == {20}
+
+
+MBAR = """
+    .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+    .shared .align 8 .b64 bar;
+    .shared .align 4 .b32 box[128];
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; mov.u32 %r1, bar;
+    setp.eq.u32 %p1, %r0, 0;
+    @%p1 mbarrier.init.shared.b64 [%r1], {count};
+    bar.sync 0;
+    // phase 0: every thread writes its box, arrives, waits; then reads its neighbour's
+    mov.u32 %r2, box; shl.b32 %r3, %r0, 2; add.u32 %r4, %r2, %r3; add.u32 %r5, %r0, 1000;
+    st.shared.u32 [%r4], %r5;
+    mbarrier.arrive.shared.b64 %rd2, [%r1];
+WAIT:
+    mbarrier.try_wait.shared.b64 %p2, [%r1], %rd2;
+    @!%p2 bra WAIT;
+    xor.b32 %r6, %r0, 127; shl.b32 %r6, %r6, 2; add.u32 %r6, %r2, %r6; ld.shared.u32 %r7, [%r6];
+    // phase 1 through .parity: the lowest warp arrives last (the others wait on parity 1)
+    mbarrier.pending_count.b64 %r8, %rd2;
+    mbarrier.arrive.shared.b64 %rd3, [%r1];
+WAIT1:
+    mbarrier.test_wait.parity.shared.b64 %p3, [%r1], 1;
+    @!%p3 bra WAIT1;
+    mul.wide.u32 %rd4, %r0, 8; add.s64 %rd5, %rd1, %rd4; st.global.v2.u32 [%rd5], {%r7, %r8};
+"""
+
+
+def test_mbarrier_arrive_and_wait_across_warps():
+    res = gpusim.run(kernel(MBAR.replace("{count}", "128"), ".param .u64 p_out"), grid=1, block=128,
+                     args=[np.zeros(256, np.uint32)])
+    out = res.args[0].reshape(128, 2)
+    assert out[:, 0].tolist() == [1000 + (t ^ 127) for t in range(128)]   # every write was seen after the wait
+    # the state an arrive returns is the object before it: each thread saw a different pending count
+    assert sorted(out[:, 1].tolist()) == list(range(1, 129))
+
+
+def test_mbarrier_wait_that_cannot_complete_is_a_deadlock():
+    with pytest.raises(BarrierDeadlockError, match=r"mbarrier deadlock.*too few arrivals"):
+        gpusim.run(kernel(MBAR.replace("{count}", "129"), ".param .u64 p_out"), grid=1, block=128,
+                   args=[np.zeros(256, np.uint32)])
