@@ -145,6 +145,16 @@ def snippet_cases() -> list[dict]:
                  "add.bf16x2 %g, %a, %b; fma.rn.bf16x2 %h, %a, %b, %c; min.f16x2 %k, %a, %b; max.NaN.bf16x2 %m, "
                  "%a, %b;", {"a": ("b32", _halves(n, 5)), "b": ("b32", _halves(n, 6)), "c": ("b32", _halves(n, 7))},
          {x: "b32" for x in "defghkm"}),
+        ("simd_video", "vabsdiff4.u32.u32.u32 %d, %a, %b, %c; vabsdiff4.u32.u32.u32.add %e, %a, %b, %c; "
+                       "vabsdiff4.s32.s32.s32.sat %f, %a, %b, %c; vabsdiff4.u32.u32.u32 %g.b20, %a, %b, %c; "
+                       "vadd2.u32.u32.u32 %h, %a.h01, %b.h23, %c; vavrg4.s32.s32.s32 %k, %a, %b, %c; "
+                       "vmax2.s32.s32.s32.add %m, %a, %b, %c; vset4.u32.u32.lt %q, %a, %b, %c; "
+                       "vsub4.s32.s32.s32.sat %r0, %a.b0000, %b, %c; vabsdiff2.s32.s32.s32.add %r1, %a, %b, %c;",
+         {"a": ("u32", a), "b": ("u32", b), "c": ("u32", c)},
+         {x: "u32" for x in ("d", "e", "f", "g", "h", "k", "m", "q", "r0", "r1")}),
+        ("int16x2", "add.s16x2 %d, %a, %b; sub.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
+                    "max.relu.s16x2 %h, %a, %b; min.relu.s32 %k, %a, %b;",
+         {"a": ("b32", a), "b": ("b32", b)}, {x: "b32" for x in "defghk"}),
         ("fma64", "fma.rn.f64 %d, %a, %b, %c; mul.rn.f64 %e, %a, %b; add.rn.f64 %e, %e, %c;",
          {"a": ("f64", _f64s(n, 8)), "b": ("f64", _f64s(n, 9)), "c": ("f64", _f64_cancel(n))},
          {"d": "f64", "e": "f64"}),

@@ -15,6 +15,7 @@ from isa.tokenizer import INT_KINDS, Tok, int_value
 from isa.units import LatencyClass, Unit
 
 _PRED_TYPED = ("mov", "vote", "and", "or", "xor", "not")   # instructions that take the .pred type
+_SIMD_VIDEO = ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset")
 
 
 class InstructionParser:
@@ -163,9 +164,9 @@ class InstructionParser:
             if len(types) != 2 or types[0] not in spec.types or types[1] not in ("s32", "f32"):
                 raise p.error(f"slct needs a value type and .s32 or .f32 for c, e.g. slct.f32.s32: "
                               f"'{op_tok.text}'", op_tok)
-        elif spec.ntypes == 2:
-            if len(types) != 2 or any(t not in spec.types for t in types):
-                raise p.error(f"'{op_tok.text}' needs two type suffixes (each one of "
+        elif spec.ntypes >= 2:
+            if len(types) != spec.ntypes or any(t not in spec.types for t in types):
+                raise p.error(f"'{op_tok.text}' needs {spec.ntypes} type suffixes (each one of "
                               f"{', '.join('.' + t for t in spec.types)})", op_tok)
         elif spec.types and spec.ntypes:
             if len(types) != 1:
@@ -313,6 +314,10 @@ class InstructionParser:
             return "f32" if "fractional" in ins.mods and k == (1 if "range" not in ins.mods else 3) else "b64"
         if base == "brx":
             return "u32"
+        if base[:-1] in _SIMD_VIDEO and base[-1] in "24":
+            if base.startswith("vset"):
+                return ins.types[k - 1] if k in (1, 2) else "u32"
+            return ins.types[k] if k < 3 else ins.types[0]
         if base == "mbarrier":
             m = ins.mods
             if k == 0:
@@ -425,6 +430,18 @@ class InstructionParser:
         name = name_tok.text
         if self.registers.lookup(name) is not None:     # register names need not start with '%'
             return self.reg_operand(ins, name_tok, expect)
+        reg_name, _, sel = name.rpartition(".")
+        if ins.base[:-1] in _SIMD_VIDEO and ins.base[-1] in "24" and self.registers.lookup(reg_name) is not None:
+            # a SIMD video operand with its element selector (a.b3210, b.h32) or the destination's mask (d.h0)
+            width = "h" if ins.base[-1] == "2" else "b"
+            digits = "0123" if (width == "h" or k == 0) else "01234567"
+            n = 4 if width == "b" else 2
+            if not (sel[:1] == width and sel[1:] and all(c in digits for c in sel[1:]) and
+                    (k == 0 and len(sel) - 1 <= n or len(sel) - 1 == n)):
+                raise p.error(f"'.{sel}' is not an element {'mask' if k == 0 else 'selector'} of {ins.opcode}",
+                              name_tok)
+            ins.vsel = dict(ins.vsel or {}, **{str(k): sel})
+            return self.reg_operand(ins, Tok(name_tok.kind, reg_name, name_tok.line, name_tok.col), expect)
         if name.startswith("%"):
             sbase, _, comp = name.partition(".")
             if sbase in SPECIAL_REGISTERS:

@@ -19,12 +19,13 @@ INT_TYPES = ("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")
 BIT_TYPES = ("b8", "b16", "b32", "b64")
 FLOAT_TYPES = ("f16", "f32", "f64")
 HALF_TYPES = ("f16", "f16x2", "bf16", "bf16x2")   # 16-bit floats, alone or two packed in 32 bits
-ALL_TYPES = INT_TYPES + BIT_TYPES + FLOAT_TYPES + ("pred", "bf16", "f16x2", "bf16x2", "b128")
+INT16X2 = ("u16x2", "s16x2")                        # two 16-bit integers packed in 32 bits (sm_90)
+ALL_TYPES = INT_TYPES + BIT_TYPES + FLOAT_TYPES + ("pred", "bf16", "f16x2", "bf16x2", "b128") + INT16X2
 
 TYPE_BITS = {
     "s8": 8, "u8": 8, "b8": 8, "s16": 16, "u16": 16, "b16": 16, "f16": 16, "bf16": 16,
     "s32": 32, "u32": 32, "b32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32,
-    "s64": 64, "u64": 64, "b64": 64, "f64": 64, "pred": 1, "b128": 128,
+    "s64": 64, "u64": 64, "b64": 64, "f64": 64, "pred": 1, "b128": 128, "u16x2": 32, "s16x2": 32,
 }
 
 I32 = ("s32", "u32")
@@ -224,9 +225,9 @@ SCOPES = ("cta", "cluster", "gpu", "sys")
 H = HALF_TYPES
 _add(
     # modifications of the rows above: half-precision types, carry flags, ReLU
-    _arith("add", INTS + F + H, "d a b", "d = a + b (integers wrap; .sat clamps s32; .cc writes the carry "
-           "flag CC.CF that addc reads)", ROUND_FLOAT + ("ftz", "sat", "cc")),
-    _arith("sub", INTS + F + H, "d a b", "d = a - b (.cc writes the borrow to CC.CF)",
+    _arith("add", INTS + F + H + INT16X2, "d a b", "d = a + b (integers wrap; .sat clamps s32; .cc writes the "
+           "carry flag CC.CF that addc reads; .u16x2/.s16x2: two 16-bit halves)", ROUND_FLOAT + ("ftz", "sat", "cc")),
+    _arith("sub", INTS + F + H + INT16X2, "d a b", "d = a - b (.cc writes the borrow to CC.CF)",
            ROUND_FLOAT + ("ftz", "sat", "cc")),
     _arith("mul", INTS + F + H, "d a b",
            "d = a * b; .lo/.hi: low/high half of the double-width product; .wide: full product into a 2x wide d",
@@ -236,10 +237,10 @@ _add(
            classify=_by_type((U.INT, L.IMAD), FMA, DFMA)),
     _arith("fma", F + H, "d a b c", "d = a * b + c with a single rounding (.relu: negative results are +0)",
            ROUND_FLOAT + ("ftz", "sat", "relu", "oob")),
-    _arith("min", INTS + F + H, "d a b", "d = min(a, b); float: a NaN operand yields the other (.NaN: NaN); "
-           ".relu: at least 0", ("ftz", "NaN", "relu", "xorsign", "abs")),
-    _arith("max", INTS + F + H, "d a b", "d = max(a, b); float: a NaN operand yields the other (.NaN: NaN); "
-           ".relu: at least 0", ("ftz", "NaN", "relu", "xorsign", "abs")),
+    _arith("min", INTS + F + H + INT16X2, "d a b", "d = min(a, b); float: a NaN operand yields the other (.NaN: "
+           "NaN); .relu: at least 0; .u16x2/.s16x2 per half", ("ftz", "NaN", "relu", "xorsign", "abs")),
+    _arith("max", INTS + F + H + INT16X2, "d a b", "d = max(a, b); float: a NaN operand yields the other (.NaN: "
+           "NaN); .relu: at least 0; .u16x2/.s16x2 per half", ("ftz", "NaN", "relu", "xorsign", "abs")),
     _arith("abs", INTS + F + H, "d a", "d = |a| (float: clears the sign bit)", ("ftz",)),
     _arith("neg", INTS + F + H, "d a", "d = -a (float: flips the sign bit)", ("ftz",)),
     _arith("ex2", ("f32", "f16", "f16x2", "bf16", "bf16x2"), "d a",
@@ -381,13 +382,28 @@ _add(
            _fixed(U.MISC, L.NONE), ("inc", "dec", "sync", "aligned"), "control"),
 )
 
+_SIMD_DOC = {"vadd": "a + b", "vsub": "a - b", "vavrg": "(a + b + 1) >> 1 (rounded up, toward +inf)",
+             "vabsdiff": "|a - b|", "vmin": "min(a, b)", "vmax": "max(a, b)"}
+for _n in (2, 4):
+    _el = "16-bit halves" if _n == 2 else "bytes"
+    _sel = ".hxy" if _n == 2 else ".bxyzw"
+    for _op, _what in _SIMD_DOC.items():
+        _add(OpSpec(f"{_op}{_n}", I32, "d a b c", f"SIMD video on {_el}: t[i] = {_what} of the elements picked by "
+                    f"{_sel} from {{b, a}} (signed by .atype/.btype), .sat clamps to the element's range; then "
+                    f"d = t merged into c under the mask d{_sel[:2]}.. or, with .add, c + the sum of t",
+                    _fixed(*ALU), ("sat", "add"), "arithmetic", ntypes=3))
+    _add(OpSpec(f"vset{_n}", I32, "d a b c", f"SIMD video compare on {_el}: t[i] = a CMP b ? 1 : 0 (.eq .ne .lt .le "
+                f".gt .ge), merged into c under the mask or summed into c with .add", _fixed(*ALU),
+                ("eq", "ne", "lt", "le", "gt", "ge", "add"), "comparison", ntypes=2))
+
 # Instructions of the PTX ISA (9.0) that gpusim does not model, with the reason; an instruction that is neither
 # here nor in OPCODES is an unknown opcode.  isa/README.md lists both (python -m isa.docs).
 _TENSOR = "tensor-core matrix instruction (out of scope: gpusim models the SIMT pipelines)"
 _TMA = "tensor memory accelerator (TMA) bulk / tensor copy (out of scope)"
 _TEX = "texture and surface instructions (out of scope: no texture units or samplers are modelled)"
 _CLUSTER = "thread-block clusters and distributed shared memory beyond one block (out of scope)"
-_VIDEO = "scalar video instruction (out of scope: legacy byte/half-word SIMD of sm_1x-3x, rare in CUDA code)"
+_VIDEO = ("scalar video instruction (out of scope: the byte/half-word operand selection of sm_1x-3x; the CUDA "
+          "SIMD intrinsics compile to plain integer code or to the SIMD video instructions vadd2 ... vset4)")
 OUT_OF_SCOPE: dict[str, str] = {
     "wmma": _TENSOR, "mma": _TENSOR, "ldmatrix": _TENSOR, "stmatrix": _TENSOR, "movmatrix": _TENSOR,
     "wgmma": _TENSOR, "tcgen05": _TENSOR + " (sm_100)",
@@ -401,9 +417,6 @@ OUT_OF_SCOPE: dict[str, str] = {
     "cvt.pack": "cvt.pack (integer packing for low-precision tensor-core inputs; out of scope with them)",
     "vadd": _VIDEO, "vsub": _VIDEO, "vabsdiff": _VIDEO, "vmin": _VIDEO, "vmax": _VIDEO, "vshl": _VIDEO,
     "vshr": _VIDEO, "vmad": _VIDEO, "vset": _VIDEO,
-    "vadd2": _VIDEO, "vsub2": _VIDEO, "vavrg2": _VIDEO, "vabsdiff2": _VIDEO, "vmin2": _VIDEO, "vmax2": _VIDEO,
-    "vset2": _VIDEO, "vadd4": _VIDEO, "vsub4": _VIDEO, "vavrg4": _VIDEO, "vabsdiff4": _VIDEO, "vmin4": _VIDEO,
-    "vmax4": _VIDEO, "vset4": _VIDEO,
     "alloca": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
     "stacksave": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
     "stackrestore": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",

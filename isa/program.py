@@ -117,6 +117,7 @@ class Instruction:
                                       # negate addend, PTX line of the mul)
     frame_param: bool = False         # ld/st.param of a device function's parameter frame (a register move)
     negate_c: bool = False            # bar.red: its predicate operand is {!}c
+    vsel: dict | None = None          # SIMD video: operand index -> element selector / mask (".b3210", ".h10")
 
     @property
     def type(self) -> str | None:

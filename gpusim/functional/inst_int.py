@@ -18,8 +18,33 @@ from isa.opcodes import TYPE_BITS
 from isa.program import Instruction
 
 
+def _packed16(ins: Instruction, ctx):
+    """add/sub/min/max on .u16x2/.s16x2: each 16-bit half on its own (wrapping; .relu clamps at 0)."""
+    signed = ins.type == "s16x2"
+    base = ins.base
+    relu = "relu" in ins.mods
+
+    def half(x, k):
+        v = (np.asarray(x).astype(np.uint32).astype(np.int64) >> (16 * k)) & 0xFFFF
+        return np.where(v >= 0x8000, v - 0x10000, v) if signed else v
+
+    def f(a, b):
+        out = 0
+        for k in range(2):
+            x, y = half(a, k), half(b, k)
+            r = x + y if base == "add" else x - y if base == "sub" else np.minimum(x, y) if base == "min" \
+                else np.maximum(x, y)
+            if relu:
+                r = np.maximum(r, 0)
+            out = out | ((r & 0xFFFF) << (16 * k))
+        return np.asarray(out).astype(np.uint64).astype(np.uint32)
+    return binary(ins, f, ctx)
+
+
 @semantics("add", "sub", types="int")
 def build_add_sub(ins: Instruction, ctx):
+    if ins.type in ("u16x2", "s16x2"):
+        return _packed16(ins, ctx)
     if "cc" in ins.mods:
         return _carry_ops(ins, ctx)
     if "sat" in ins.mods and ins.type == "s32":
@@ -69,7 +94,12 @@ def build_div_rem(ins: Instruction, ctx):
 
 @semantics("min", "max", types="int")
 def build_min_max(ins: Instruction, ctx):
-    return binary(ins, np.minimum if ins.base == "min" else np.maximum, ctx)
+    if ins.type in ("u16x2", "s16x2"):
+        return _packed16(ins, ctx)
+    f = np.minimum if ins.base == "min" else np.maximum
+    if "relu" in ins.mods:           # min/max.relu.s32: the result clamped at 0
+        return binary(ins, lambda a, b: np.maximum(f(a, b), 0).astype(DT[ins.type]), ctx)
+    return binary(ins, f, ctx)
 
 
 @semantics("abs", "neg", types="int")
@@ -243,3 +273,69 @@ def build_dot(ins: Instruction, ctx):
             acc = acc + x * y
         return (acc & 0xFFFFFFFF).astype(np.uint64).astype(np.uint32).view(DT[tc])
     return ternary(ins, f, ctx, types=(ta, tb, tc), out_type=tc)
+
+
+# ---- SIMD video: vadd2 ... vmax4, vset2, vset4 ----------------------------------------------------------
+_VIDEO_OPS = {
+    "vadd": lambda a, b: a + b, "vsub": lambda a, b: a - b, "vabsdiff": lambda a, b: np.abs(a - b),
+    "vmin": np.minimum, "vmax": np.maximum,
+    "vavrg": lambda a, b: np.where(a + b >= 0, (a + b + 1) >> 1, (a + b) >> 1),
+}
+_VIDEO_CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+              "ge": np.greater_equal}
+
+
+def _elements(a, b, sel: str, signed: bool, width: int) -> list:
+    """Elements i = 0, 1, ... of the selector ``sel`` (its last digit is element 0) from the bytes (or halves)
+    of {b, a}, sign- or zero-extended, as int64."""
+    both = (np.asarray(b).astype(np.uint32).astype(np.int64) << 32) | np.asarray(a).astype(np.uint32).astype(np.int64)
+    out = []
+    for ch in reversed(sel[1:]):
+        v = (both >> (width * int(ch))) & ((1 << width) - 1)
+        if signed:
+            v = np.where(v >= 1 << (width - 1), v - (1 << width), v)
+        out.append(v)
+    return out
+
+
+@semantics("vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",
+           "vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4", "vset4", types="int")
+def build_simd_video(ins: Instruction, ctx):
+    """The SIMD video instructions: per element (16-bit halves for *2, bytes for *4) of the operands' selected
+    elements, the operation, .sat clamping to the element range, then merged into c under the destination's
+    mask, or (.add) c plus the sum of the masked elements."""
+    n = int(ins.base[-1])
+    width = 32 // n
+    op = ins.base[:-1]
+    is_set = op == "vset"
+    dtype, atype, btype = ("u32", *ins.types) if is_set else ins.types
+    sel = ins.vsel or {}
+    h = width == 16
+    asel = sel.get("1", ".h10"[1:] if h else "b3210")
+    bsel = sel.get("2", "h32" if h else "b7654")
+    mask = sel.get("0", "h10" if h else "b3210")
+    on = [str(i) in mask[1:] for i in range(n)]
+    cmp = next((m for m in _VIDEO_CMP if m in ins.mods), None)
+    sat, acc = "sat" in ins.mods, "add" in ins.mods
+    dsigned = dtype == "s32"
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if dsigned else (0, (1 << width) - 1)
+
+    def f(a, b, c):
+        va = _elements(a, b, asel, atype == "s32", width)
+        vb = _elements(a, b, bsel, btype == "s32", width)
+        vc = _elements(c, 0, ("h10" if h else "b3210"), dsigned, width)
+        t = []
+        for x, y in zip(va, vb):
+            r = _VIDEO_CMP[cmp](x, y).astype(np.int64) if is_set else _VIDEO_OPS[op](x, y)
+            t.append(np.clip(r, lo, hi) if sat else r)
+        if acc:
+            d = np.asarray(c).astype(np.uint32).astype(np.int64)
+            for i in range(n):
+                if on[i]:
+                    d = d + t[i]
+        else:
+            d = np.zeros(np.broadcast(np.asarray(a), np.asarray(b), np.asarray(c)).shape, dtype=np.int64)
+            for i in range(n):
+                d = d | (((t[i] if on[i] else vc[i]) & ((1 << width) - 1)) << (width * i))
+        return (d & 0xFFFFFFFF).astype(np.uint64).astype(np.uint32).view(DT[dtype])
+    return ternary(ins, f, ctx, types=(atype, btype, dtype), out_type=dtype)

@@ -252,3 +252,63 @@ def test_dp4a_and_dp2a_signedness():
     ha = [0x0180 - 0, -0x0081]            # the 16-bit halves of a, signed: 0x0180, 0xFF7F
     assert int(o["g"][0]) == ha[0] * sb[0] + ha[1] * sb[1]
     assert int(o["h"][0]) == 0x0180 * sb[2] + 0xFF7F * sb[3]
+
+
+# ---- SIMD video (vabsdiff4 is what __vabsdiffu4 and __vsadu4 compile to) and 16-bit pairs ---------------
+def _parts(x, w, signed):
+    v = [(x >> (w * i)) & ((1 << w) - 1) for i in range(32 // w)]
+    return [p - (1 << w) if signed and p >> (w - 1) else p for p in v]
+
+
+def _pack(v, w):
+    return sum((p & ((1 << w) - 1)) << (w * i) for i, p in enumerate(v)) & 0xFFFFFFFF
+
+
+A4 = [0x01FF807F, 0x80808080, 0xFFFFFFFF, 0x00000000, 0x7F00FF01, 0x12345678, 0xDEADBEEF, 0x0F0F0F0F] * 4
+B4 = [0xFF017F80, 0x7F7F7F7F, 0x00000001, 0xFFFFFFFF, 0x80FF0102, 0x87654321, 0xBEEFDEAD, 0xF0F0F0F0] * 4
+
+
+def test_vabsdiff4_merge_and_accumulate():
+    o = run_snippet("vabsdiff4.u32.u32.u32 %d, %a, %b, %c; vabsdiff4.u32.u32.u32.add %e, %a, %b, %c; "
+                    "vabsdiff4.s32.s32.s32.sat %f, %a, %b, %c; vabsdiff4.u32.u32.u32 %g.b20, %a, %b, %c;",
+                    {"a": (A4, "u32"), "b": (B4, "u32"), "c": ([0x11223344] * 32, "u32")},
+                    {"d": "u32", "e": "u32", "f": "u32", "g": "u32"})
+    for k in range(8):
+        ua, ub, sa, sb = _parts(A4[k], 8, 0), _parts(B4[k], 8, 0), _parts(A4[k], 8, 1), _parts(B4[k], 8, 1)
+        t = [abs(x - y) for x, y in zip(ua, ub)]
+        assert int(o["d"][k]) == _pack(t, 8)
+        assert int(o["e"][k]) == (0x11223344 + sum(t)) & 0xFFFFFFFF           # __vsadu4 + c
+        assert int(o["f"][k]) == _pack([min(abs(x - y), 127) for x, y in zip(sa, sb)], 8)
+        c = _parts(0x11223344, 8, 0)                                          # mask .b20: elements 0 and 2
+        assert int(o["g"][k]) == _pack([t[0], c[1], t[2], c[3]], 8)
+
+
+def test_simd_video_selectors_halves_and_vset():
+    o = run_snippet("vadd2.u32.u32.u32 %d, %a.h01, %b.h23, %c; vavrg4.s32.s32.s32 %e, %a, %b, %c; "
+                    "vmax2.s32.s32.s32.add %f, %a, %b, %c; vset4.u32.u32.lt %g, %a, %b, %c; "
+                    "vsub4.s32.s32.s32.sat %h, %a.b0000, %b, %c;",
+                    {"a": (A4, "u32"), "b": (B4, "u32"), "c": ([7] * 32, "u32")},
+                    {"d": "u32", "e": "u32", "f": "u32", "g": "u32", "h": "u32"})
+    for k in range(8):
+        ha, hb = _parts(A4[k], 16, 0), _parts(B4[k], 16, 0)
+        assert int(o["d"][k]) == _pack([ha[1] + hb[1], ha[0] + hb[0]], 16)    # .h01 swaps a's halves, .h23 b's
+        sa, sb = _parts(A4[k], 8, 1), _parts(B4[k], 8, 1)
+        assert int(o["e"][k]) == _pack([(x + y + 1) >> 1 if x + y >= 0 else (x + y) >> 1 for x, y in zip(sa, sb)], 8)
+        sha, shb = _parts(A4[k], 16, 1), _parts(B4[k], 16, 1)
+        assert int(o["f"][k]) == (7 + sum(max(x, y) for x, y in zip(sha, shb))) & 0xFFFFFFFF
+        ua, ub = _parts(A4[k], 8, 0), _parts(B4[k], 8, 0)
+        assert int(o["g"][k]) == _pack([int(x < y) for x, y in zip(ua, ub)], 8)
+        assert int(o["h"][k]) == _pack([max(-128, min(127, sa[0] - y)) for y in sb], 8)
+
+
+def test_add_min_max_on_16_bit_pairs():
+    o = run_snippet("add.s16x2 %d, %a, %b; sub.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
+                    "max.relu.s16x2 %h, %a, %b;", {"a": (A4, "b32"), "b": (B4, "b32")},
+                    {"d": "b32", "e": "b32", "f": "b32", "g": "b32", "h": "b32"})
+    for k in range(8):
+        sa, sb, ua, ub = _parts(A4[k], 16, 1), _parts(B4[k], 16, 1), _parts(A4[k], 16, 0), _parts(B4[k], 16, 0)
+        assert int(o["d"][k]) == _pack([x + y for x, y in zip(sa, sb)], 16)
+        assert int(o["e"][k]) == _pack([x - y for x, y in zip(ua, ub)], 16)
+        assert int(o["f"][k]) == _pack([min(x, y) for x, y in zip(sa, sb)], 16)
+        assert int(o["g"][k]) == _pack([max(x, y) for x, y in zip(ua, ub)], 16)
+        assert int(o["h"][k]) == _pack([max(x, y, 0) for x, y in zip(sa, sb)], 16)
