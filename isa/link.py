@@ -63,6 +63,7 @@ class Program:
     registers: list[Reg]
     functions: dict[str, FunctionLayout] = field(default_factory=dict)
     local_symbols: dict[str, int] = field(default_factory=dict)            # key -> offset in local memory
+    function_shared: list = field(default_factory=list)     # (key, Variable): .shared declared in functions
     frame_symbols: dict[str, tuple[int, int]] = field(default_factory=dict)   # key -> (offset, bytes)
     local_bytes: int = 0
     frame_bytes: int = 0
@@ -116,6 +117,9 @@ def link(module: Module, kernel: Kernel, *, fmad: bool = True) -> Program:
             for v in unit.local_vars:
                 prog.local_symbols[prefix + v.name] = local_top + v.offset
             local_top += unit.local_bytes
+            # a function's .shared variables are the block's (nvcc demotes a kernel's array into the
+            # function that uses it): laid out after the kernel's by the emulator
+            prog.function_shared.extend((prefix + v.name, v) for v in unit.shared_vars)
             lay.local_range = (start, local_top)
             lay.params = tuple(prefix + p.name for p in unit.params)
             lay.returns = tuple(prefix + p.name for p in unit.returns)
@@ -177,7 +181,7 @@ def _relocate(ins: Instruction, pc_base: int, regs: list[Reg], prefix: str, unit
     def sym(name: str) -> str:
         if not prefix:
             return name
-        if name in unit.frame_params or any(v.name == name for v in unit.local_vars):
+        if name in unit.frame_params or any(v.name == name for v in unit.local_vars + unit.shared_vars):
             return prefix + name
         return name
 

@@ -84,6 +84,10 @@ def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int], fmad:
         off = _align(top, v.align)
         shared[v.name] = off
         top = off + v.size_bytes
+    for key, v in prog.function_shared:
+        off = _align(top, v.align)
+        shared[key] = off
+        top = off + v.size_bytes
     for v in dynamic:
         shared[v.name] = _align(top, 16)
     symbols: dict[str, tuple[MemSpace, int]] = {}

@@ -401,3 +401,19 @@ def test_mbarrier_wait_that_cannot_complete_is_a_deadlock():
     with pytest.raises(BarrierDeadlockError, match=r"mbarrier deadlock.*too few arrivals"):
         gpusim.run(kernel(MBAR.replace("{count}", "129"), ".param .u64 p_out"), grid=1, block=128,
                    args=[np.zeros(256, np.uint32)])
+
+
+def test_barriers_shuffles_and_shared_memory_inside_device_functions():
+    """__syncthreads in a called function (a block reduction over a __shared__ array nvcc moved into the
+    function) and __shfl_down_sync in one called from both sides of a branch."""
+    a = np.arange(256, dtype=np.float32)
+    res = gpusim.run(CALLS, kernel="in_functions", grid=1, block=256,
+                     args=[a, np.zeros(256, np.float32), np.zeros(256, np.int32)])
+    assert set(res.args[1].tolist()) == {float(a.sum())}
+    want = []
+    for wp in range(8):
+        v = [(i if i & 32 else 2 * i) for i in range(32 * wp, 32 * wp + 32)]
+        for o in (16, 8, 4, 2, 1):           # shfl.down: a lane past the end reads its own value
+            v = [v[lane] + (v[lane + o] if lane + o < 32 else v[lane]) for lane in range(32)]
+        want += v
+    assert res.args[2].tolist() == want
