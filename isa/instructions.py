@@ -217,11 +217,14 @@ class InstructionParser:
                 raise p.error(f"'{ins.opcode}': cp.async copies .global to .shared: cp.async.ca.shared.global",
                               op_tok)
             ins.space = "global"
-        if base in ("ld", "st", "atom", "red", "cvta", "ldu", "prefetch", "isspacep", "applypriority", "discard"):
+        if base in ("ld", "st", "atom", "red", "cvta", "ldu", "prefetch", "isspacep", "applypriority", "discard",
+                    "mapa", "getctarank"):
             if len(spaces) > 1:
                 raise p.error(f"'{ins.opcode}' names two state spaces", op_tok)
             ins.space = spaces[0] if spaces else "generic"
-            if base in ("cvta", "isspacep") and not spaces:
+            if base in ("mapa", "getctarank"):
+                ins.space = spaces[0] if spaces else "generic"
+            elif base in ("cvta", "isspacep") and not spaces:
                 raise p.error(f"{base} needs a state space: {base}.global", op_tok)
             if base in ("atom", "red"):
                 ops = [m for m in ins.mods if m in ATOM_OPS]
@@ -313,6 +316,12 @@ class InstructionParser:
         if base == "createpolicy" and k >= 1:
             return "f32" if "fractional" in ins.mods and k == (1 if "range" not in ins.mods else 3) else "b64"
         if base == "brx":
+            return "u32"
+        if base == "mapa" and k == 2:
+            return "u32"
+        if base == "getctarank" and k == 0:
+            return "u32"
+        if base == "alloca" and k == 2:
             return "u32"
         if base[:-1] in _SIMD_VIDEO and base[-1] in "24":
             if base.startswith("vset"):

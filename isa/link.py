@@ -35,6 +35,7 @@ from isa.program import CallInfo, Instruction, Kernel, Mem, Module, Reg, SymbolA
 FUNCTION_BASE = 0x0500_0000_0000     # generic "addresses" of functions (for indirect calls)
 FUNCTION_STRIDE = 16
 BUILTINS = ("vprintf", "__assertfail")   # extern functions the emulator provides (printf, assert)
+STACK_BYTES = 1024                       # per-thread alloca stack: CUDA's default stack size
 
 
 @dataclass
@@ -67,6 +68,7 @@ class Program:
     frame_symbols: dict[str, tuple[int, int]] = field(default_factory=dict)   # key -> (offset, bytes)
     local_bytes: int = 0
     frame_bytes: int = 0
+    stack_range: tuple[int, int] = (0, 0)     # [floor, top) of the per-thread alloca stack in local memory
     fmad: bool = True
     contracted: int = 0                       # add/sub instructions that became fma (isa.contract)
 
@@ -163,6 +165,10 @@ def link(module: Module, kernel: Kernel, *, fmad: bool = True) -> Program:
     end = len(prog.instructions)
     for ins in pending_exit:       # the kernel's "reconverge at exit": never reached, the lanes exit first
         ins.reconverge = end
+    if any(i.base == "alloca" for i in prog.instructions):
+        floor = align_up(local_top, 16)
+        local_top = floor + STACK_BYTES
+        prog.stack_range = (floor, local_top)
     prog.local_bytes = local_top
     prog.frame_bytes = frame_top
     return prog

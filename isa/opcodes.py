@@ -173,7 +173,8 @@ _add(
     OpSpec("cvt", ("s8", "u8") + INTS + F + HALF_TYPES, "d a b?",
            "d = a converted; .rni/.rzi/.rmi/.rpi round float to integral, .rn/.rz/.rm/.rp float rounding, "
            ".sat saturates (floats to [0, 1]); to and from .bf16 (.relu, .satfinite); cvt.rn.f16x2.f32 / "
-           ".bf16x2.f32 d, a, b packs a into the upper half and b into the lower",
+           ".bf16x2.f32 d, a, b packs a into the upper half and b into the lower (the tensor-core formats .tf32, "
+           ".e4m3x2/.e5m2x2, 6- and 4-bit floats, .ue8m0x2 and stochastic .rs are not modelled)",
            _fixed(U.INT, L.CONVERT), ROUND_FLOAT + ROUND_INT + ("sat", "ftz", "relu", "satfinite"), "move"),
     OpSpec("cvta", ("u32", "u64"), "d a",
            "d = generic address of a (.to: state-space address of a generic one); spaces global/shared/local/const",
@@ -368,6 +369,17 @@ _add(
            _fixed(U.MISC, L.MEMBAR), ("sc", "acq_rel", "acquire", "release") + SCOPES +
            ("proxy", "alias", "async", "global", "shared", "tensormap", "generic", "mbarrier_init",
             "op_restrict", "sync_restrict"), "control", ntypes=0),
+    OpSpec("mapa", ("u32", "u64"), "d a b", "d = the address of a in the shared memory of the cluster's block "
+           "b (a launch's clusters are of one block: b must be 0, and d = a)", _fixed(*ALU), ("shared",), "move"),
+    OpSpec("getctarank", ("u32", "u64"), "d a", "d (u32) = the rank in its cluster of the block whose shared "
+           "memory a points into (clusters of one block: 0)", _fixed(*ALU), ("shared",), "move"),
+    OpSpec("alloca", ("u32", "u64"), "d a b?", "d = local address of a bytes allocated on the thread's stack "
+           "(aligned to the immediate b, default 8; the stack is 1 KB a thread, as CUDA's default, beyond it a "
+           "stack-overflow error)", _fixed(*ALU), (), "control"),
+    OpSpec("stacksave", ("u32", "u64"), "d", "d = the thread's stack pointer (a local address)", _fixed(*ALU), (),
+           "control"),
+    OpSpec("stackrestore", ("u32", "u64"), "a", "the stack pointer = a (frees what alloca allocated after the "
+           "stacksave that gave a)", _fixed(*ALU), (), "control"),
     OpSpec("nanosleep", ("u32",), "a", "suspend the thread for about a nanoseconds (at most 1 ms; the "
            "emulator moves on)", _fixed(U.MISC, L.MEMBAR), (), "control"),
     OpSpec("trap", (), "", "abort the kernel with an error (the emulator raises it, naming the thread)",
@@ -412,14 +424,11 @@ OUT_OF_SCOPE: dict[str, str] = {
     "red.async": _TMA + ": red.async updates another block's shared memory",
     "tex": _TEX, "tld4": _TEX, "txq": _TEX, "istypep": _TEX, "suld": _TEX, "sust": _TEX, "sured": _TEX,
     "suq": _TEX,
-    "mapa": _CLUSTER, "getctarank": _CLUSTER, "clusterlaunchcontrol": _CLUSTER,
+    "clusterlaunchcontrol": _CLUSTER,
     "multimem": "multimem.ld_reduce/st/red on NVLink multicast memory (out of scope: one GPU)",
     "cvt.pack": "cvt.pack (integer packing for low-precision tensor-core inputs; out of scope with them)",
     "vadd": _VIDEO, "vsub": _VIDEO, "vabsdiff": _VIDEO, "vmin": _VIDEO, "vmax": _VIDEO, "vshl": _VIDEO,
     "vshr": _VIDEO, "vmad": _VIDEO, "vset": _VIDEO,
-    "alloca": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
-    "stacksave": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
-    "stackrestore": "dynamic stack allocation (alloca, stacksave, stackrestore) is not modelled",
 }
 
 OUT_OF_SCOPE["mixed-precision"] = ("mixed-precision add/sub/fma with f32 and f16/bf16 operands (PTX 8.6, "

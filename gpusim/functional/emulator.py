@@ -116,6 +116,7 @@ class Emulator:
         fr.pframe = np.zeros((T, _align(prog.frame_bytes, 8)), dtype=np.uint8)
         fr.calls = CallStack(T) if prog.has_calls else None
         fr.cc = np.zeros(T, dtype=np.uint8)      # the carry flag CC.CF of add.cc/addc ...
+        fr.stack_sp = np.full(T, prog.stack_range[1], dtype=np.int64)   # alloca's stack pointer (local address)
         fr.lanes_per_block = lpb
         fr.block0, fr.grid, fr.block = b0, grid3, block3
         fr.lane_block_all = np.arange(T, dtype=np.int64) // lpb

@@ -211,3 +211,62 @@ def build_cvt(ins: Instruction, ctx):
         with np.errstate(all="ignore"):
             w(fr, sel, g(ra(fr, sel)))
     return h_cvt
+
+
+@semantics("mapa")
+def build_mapa(ins: Instruction, ctx):
+    """A launch's clusters are of one block: rank 0 is the block itself (d = a); another rank is an error."""
+    t = ins.type
+    ra = reader(ins.operands[1], t, ctx)
+    rb = reader(ins.operands[2], "u32", ctx)
+    w = writer(ins.operands[0], t)
+
+    def h_mapa(fr, st):
+        rank = np.asarray(rb(fr, st.sel))
+        if np.any(rank != 0):
+            raise ctx.kernel_error(ins, f"{ins.opcode} to block rank {int(np.max(rank))} of the cluster: gpusim "
+                                        f"launches clusters of one block (rank 0 only)")
+        w(fr, st.sel, ra(fr, st.sel))
+    return h_mapa
+
+
+@semantics("getctarank")
+def build_getctarank(ins: Instruction, ctx):
+    w = writer(ins.operands[0], "u32")
+
+    def h_rank(fr, st):
+        w(fr, st.sel, np.uint32(0))
+    return h_rank
+
+
+@semantics("alloca", "stacksave", "stackrestore")
+def build_stack(ins: Instruction, ctx):
+    """The per-thread stack of alloca (``fr.stack_sp``: local addresses, growing down from the top of the
+    region :func:`isa.link.link` reserves); running below its floor is a stack-overflow error."""
+    t = ins.type
+    floor, _ = ctx.program.stack_range
+    if ins.base == "stackrestore":
+        ra = reader(ins.operands[0], t, ctx)
+
+        def h_restore(fr, st):
+            fr.stack_sp[st.sel] = np.asarray(ra(fr, st.sel)).astype(np.int64)
+        return h_restore
+    w = writer(ins.operands[0], t)
+    if ins.base == "stacksave":
+        def h_save(fr, st):
+            w(fr, st.sel, fr.stack_sp[st.sel].astype(DT[t]))
+        return h_save
+    rs = reader(ins.operands[1], t, ctx)
+    align = int(ins.operands[2].value) if len(ins.operands) > 2 else 8
+    if align & (align - 1):
+        raise ctx.unsupported(ins, f"{ins.opcode}: the alignment {align} is not a power of two")
+
+    def h_alloca(fr, st):
+        sp = fr.stack_sp[st.sel] - np.asarray(rs(fr, st.sel)).astype(np.int64)
+        sp = sp & ~np.int64(max(align, 8) - 1)
+        if np.any(sp < floor):
+            raise ctx.kernel_error(ins, f"stack overflow in kernel '{ctx.kernel.name}': {ins.opcode} needs more than "
+                                        f"the {ctx.program.stack_range[1] - floor}-byte stack a thread has")
+        fr.stack_sp[st.sel] = sp
+        w(fr, st.sel, sp.astype(DT[t]))
+    return h_alloca

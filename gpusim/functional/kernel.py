@@ -50,6 +50,11 @@ class KernelContext:
     def unsupported(self, ins, msg: str):
         return faults.unsupported(self.module, ins, msg)
 
+    def kernel_error(self, ins, msg: str):
+        """A failure while the kernel runs (a KernelError located at ``ins``)."""
+        from gpusim.errors import KernelError
+        return faults.at(KernelError, self.module, ins, msg)
+
     def address_error(self, fr, st, ins, lane_pos, where, address, space, what):
         return faults.illegal_address(self.module, self.kernel, fr, st, ins, lane_pos, where, address, space,
                                       what)

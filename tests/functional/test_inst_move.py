@@ -5,7 +5,10 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from snippet import round_fraction_to_f32, run_snippet
+from snippet import kernel, round_fraction_to_f32, run_snippet
+
+import gpusim
+import gpusim.errors
 
 NAN = float("nan")
 INF = float("inf")
@@ -212,3 +215,44 @@ def test_cvt_to_and_from_bf16_and_the_f16x2_pack():
     assert o["d"][6] == 1.0 and o["d"][7] == np.float32(1.015625)        # ties to even, then up
     assert list(o["f"][:3]) == [0x3F80, 0x4049, 0xBB23]                   # .rz: the high 16 bits
     assert int(o["e"][0]) == 0x3C003800                                   # {a: 1.0 high, b: 0.5 low}
+
+
+STACK = """
+    .reg .b32 %r<8>; .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1; ld.param.u32 %r1, [p_n];
+    mov.u32 %r0, %tid.x;
+    stacksave.u64 %rd2;
+    mul.wide.u32 %rd3, %r1, 4;
+    alloca.u64 %rd4, %rd3, 16;
+    st.local.u32 [%rd4], %r0; add.u32 %r2, %r0, 100; st.local.u32 [%rd4+4], %r2;
+    ld.local.u32 %r3, [%rd4]; ld.local.u32 %r4, [%rd4+4]; add.u32 %r5, %r3, %r4;
+    and.b64 %rd6, %rd4, 15; cvt.u32.u64 %r6, %rd6; add.u32 %r5, %r5, %r6;      // 16-byte aligned: + 0
+    stackrestore.u64 %rd2; stacksave.u64 %rd5; sub.s64 %rd6, %rd5, %rd2; cvt.u32.u64 %r6, %rd6;
+    add.u32 %r5, %r5, %r6;                                                      // restored: + 0
+    mul.wide.u32 %rd7, %r0, 4; add.s64 %rd7, %rd1, %rd7; st.global.u32 [%rd7], %r5;
+"""
+
+
+def test_alloca_stacksave_stackrestore():
+    ptx = kernel(STACK, ".param .u64 p_out, .param .u32 p_n")
+    res = gpusim.run(ptx, grid=1, block=32, args=[np.zeros(32, np.uint32), np.uint32(8)])
+    assert res.args[0].tolist() == [2 * t + 100 for t in range(32)]
+    with pytest.raises(gpusim.errors.KernelError, match="stack overflow.*1024-byte stack"):
+        gpusim.run(ptx, grid=1, block=32, args=[np.zeros(32, np.uint32), np.uint32(1000)])
+
+
+def test_mapa_and_getctarank_in_a_cluster_of_one_block():
+    body = """
+    .reg .b32 %r<6>; .reg .b64 %rd<4>;
+    .shared .b32 sv[4];
+    mov.u32 %r0, sv; add.u32 %r0, %r0, 8;
+    mapa.shared::cluster.u32 %r1, %r0, 0;
+    getctarank.shared::cluster.u32 %r2, %r0;
+    sub.u32 %r3, %r1, %r0; add.u32 %r3, %r3, %r2;
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1; st.global.u32 [%rd1], %r3;
+"""
+    res = gpusim.run(kernel(body, ".param .u64 p_out"), grid=1, block=1, args=[np.full(1, 7, np.uint32)])
+    assert res.args[0][0] == 0
+    with pytest.raises(gpusim.errors.KernelError, match="clusters of one block"):
+        gpusim.run(kernel(body.replace("%r0, 0;", "%r0, 1;"), ".param .u64 p_out"), grid=1, block=1,
+                   args=[np.zeros(1, np.uint32)])
