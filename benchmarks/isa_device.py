@@ -152,6 +152,13 @@ def snippet_cases() -> list[dict]:
                        "vsub4.s32.s32.s32.sat %r0, %a.b0000, %b, %c; vabsdiff2.s32.s32.s32.add %r1, %a, %b, %c;",
          {"a": ("u32", a), "b": ("u32", b), "c": ("u32", c)},
          {x: "u32" for x in ("d", "e", "f", "g", "h", "k", "m", "q", "r0", "r1")}),
+        ("scalar_video", "vadd.u32.u32.u32.sat %d, %a.b0, %b.b1; vsub.s32.s32.s32 %e.h1, %a.h0, %b.h1, %c; "
+                         "vabsdiff.u32.u32.u32.add %f, %a, %b, %c; vset.u32.u32.lt %g, %a.b2, %b.b2; "
+                         "vshl.u32.u32.u32.clamp %h, %a, %s; vmad.s32.s32.s32.shr7 %k, %a.h0, -%b.h1, %c; "
+                         "vmax.s32.s32.s32.sat %m.b3, %a.b0, %b.b0, %c; vshr.s32.s32.u32.wrap.min %q, %b, %s, %c; "
+                         "vmin.u32.s32.s32.max %r0, %a.h1, %b.h0, %c; vset.s32.u32.ge.add %r1, %a.b3, %b.b1, %c;",
+         {"a": ("u32", a), "b": ("u32", b), "c": ("u32", c), "s": ("u32", s)},
+         {x: "u32" for x in ("d", "e", "f", "g", "h", "k", "m", "q", "r0", "r1")}),
         ("int16x2", "add.s16x2 %d, %a, %b; sub.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
                     "max.relu.s16x2 %h, %a, %b; min.relu.s32 %k, %a, %b;",
          {"a": ("b32", a), "b": ("b32", b)}, {x: "b32" for x in "defghk"}),

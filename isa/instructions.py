@@ -16,6 +16,7 @@ from isa.units import LatencyClass, Unit
 
 _PRED_TYPED = ("mov", "vote", "and", "or", "xor", "not")   # instructions that take the .pred type
 _SIMD_VIDEO = ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax", "vset")
+_SCALAR_VIDEO = ("vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset")
 
 
 class InstructionParser:
@@ -89,6 +90,9 @@ class InstructionParser:
                     break
             p.expect("}")
             return ("vec", items, t)
+        if t.text == "-" and p.peek().kind == "word":      # vmad's {-}a: a negated register
+            p.next()
+            return ("negreg", self.parse_operand(), t)
         if t.text in ("-", "!") and p.peek().kind in ("int", "hex", "float", "fimm", "dimm"):
             p.next()
             inner = self.parse_operand()
@@ -323,6 +327,12 @@ class InstructionParser:
             return "u32"
         if base == "alloca" and k == 2:
             return "u32"
+        if base in _SCALAR_VIDEO:
+            if base == "vset":
+                return ins.types[k - 1] if k in (1, 2) else "u32"
+            if base in ("vshl", "vshr") and k == 2:
+                return "u32"
+            return ins.types[k] if k < 3 else ins.types[0]
         if base[:-1] in _SIMD_VIDEO and base[-1] in "24":
             if base.startswith("vset"):
                 return ins.types[k - 1] if k in (1, 2) else "u32"
@@ -428,6 +438,11 @@ class InstructionParser:
             return self.imm_operand(ins, Imm(-im.value), expect, tok)
         if tag == "not":
             raise p.error("'!' operands (negated predicates as sources) are not supported", tok)
+        if tag == "negreg":
+            if ins.base != "vmad":
+                raise p.error(f"'-' before a register is only for vmad, not {ins.opcode}", tok)
+            ins.vsel = dict(ins.vsel or {}, **{f"neg{k}": "1"})
+            return self.operand(ins, k, kind, r[1])
         if tag == "imm":
             if kind in ("d", "p"):
                 raise p.error(f"operand {k + 1} of {ins.opcode} is a destination: it must be a register", tok)
@@ -440,6 +455,12 @@ class InstructionParser:
         if self.registers.lookup(name) is not None:     # register names need not start with '%'
             return self.reg_operand(ins, name_tok, expect)
         reg_name, _, sel = name.rpartition(".")
+        if ins.base in _SCALAR_VIDEO and self.registers.lookup(reg_name) is not None:
+            # a scalar video operand's byte or half (a.b2, b.h1) or the destination's part (d.b0)
+            if sel not in ("b0", "b1", "b2", "b3", "h0", "h1") or (k == 0 and ins.base == "vmad"):
+                raise p.error(f"'.{sel}' is not a part selector of {ins.opcode} (.b0-.b3, .h0, .h1)", name_tok)
+            ins.vsel = dict(ins.vsel or {}, **{str(k): sel})
+            return self.reg_operand(ins, Tok(name_tok.kind, reg_name, name_tok.line, name_tok.col), expect)
         if ins.base[:-1] in _SIMD_VIDEO and ins.base[-1] in "24" and self.registers.lookup(reg_name) is not None:
             # a SIMD video operand with its element selector (a.b3210, b.h32) or the destination's mask (d.h0)
             width = "h" if ins.base[-1] == "2" else "b"

@@ -408,14 +408,28 @@ for _n in (2, 4):
                 f".gt .ge), merged into c under the mask or summed into c with .add", _fixed(*ALU),
                 ("eq", "ne", "lt", "le", "gt", "ge", "add"), "comparison", ntypes=2))
 
+for _op, _what in {"vadd": "a + b", "vsub": "a - b", "vabsdiff": "|a - b|", "vmin": "min(a, b)",
+                   "vmax": "max(a, b)"}.items():
+    _add(OpSpec(_op, I32, "d a b c?", f"scalar video: t = {_what} of the byte/half (.b0-.b3, .h0, .h1) or word "
+                f"of a and b (signed by .atype/.btype), .sat clamps to d's type (or d.sel's part); then d = t, "
+                f"op2(t, c) with .add/.min/.max, or c with the part d.sel replaced by t", _fixed(*ALU),
+                ("sat", "add", "min", "max"), "arithmetic", ntypes=3))
+_add(OpSpec("vshl", I32, "d a b c?", "scalar video: t = a << b (b: .u32; .clamp at 32 or .wrap mod 32), then as "
+            "vadd", _fixed(*ALU), ("sat", "add", "min", "max", "clamp", "wrap"), "arithmetic", ntypes=3),
+     OpSpec("vshr", I32, "d a b c?", "scalar video: t = a >> b (arithmetic for a .s32), then as vadd", _fixed(*ALU),
+            ("sat", "add", "min", "max", "clamp", "wrap"), "arithmetic", ntypes=3),
+     OpSpec("vmad", I32, "d a b c", "scalar video: d = (+-a * +-b + +-c) >> .shr7/.shr15, .po: a*b + c + 1; .sat "
+            "clamps to 32 bits", _fixed(U.INT, L.IMAD), ("sat", "shr7", "shr15", "po"), "arithmetic", ntypes=3),
+     OpSpec("vset", I32, "d a b c?", "scalar video compare: t = a CMP b ? 1 : 0 (.eq .ne .lt .le .gt .ge), then "
+            "op2 or merge as vadd", _fixed(*ALU), ("eq", "ne", "lt", "le", "gt", "ge", "add", "min", "max"),
+            "comparison", ntypes=2))
+
 # Instructions of the PTX ISA (9.0) that gpusim does not model, with the reason; an instruction that is neither
 # here nor in OPCODES is an unknown opcode.  isa/README.md lists both (python -m isa.docs).
 _TENSOR = "tensor-core matrix instruction (out of scope: gpusim models the SIMT pipelines)"
 _TMA = "tensor memory accelerator (TMA) bulk / tensor copy (out of scope)"
 _TEX = "texture and surface instructions (out of scope: no texture units or samplers are modelled)"
 _CLUSTER = "thread-block clusters and distributed shared memory beyond one block (out of scope)"
-_VIDEO = ("scalar video instruction (out of scope: the byte/half-word operand selection of sm_1x-3x; the CUDA "
-          "SIMD intrinsics compile to plain integer code or to the SIMD video instructions vadd2 ... vset4)")
 OUT_OF_SCOPE: dict[str, str] = {
     "wmma": _TENSOR, "mma": _TENSOR, "ldmatrix": _TENSOR, "stmatrix": _TENSOR, "movmatrix": _TENSOR,
     "wgmma": _TENSOR, "tcgen05": _TENSOR + " (sm_100)",
@@ -427,8 +441,6 @@ OUT_OF_SCOPE: dict[str, str] = {
     "clusterlaunchcontrol": _CLUSTER,
     "multimem": "multimem.ld_reduce/st/red on NVLink multicast memory (out of scope: one GPU)",
     "cvt.pack": "cvt.pack (integer packing for low-precision tensor-core inputs; out of scope with them)",
-    "vadd": _VIDEO, "vsub": _VIDEO, "vabsdiff": _VIDEO, "vmin": _VIDEO, "vmax": _VIDEO, "vshl": _VIDEO,
-    "vshr": _VIDEO, "vmad": _VIDEO, "vset": _VIDEO,
 }
 
 OUT_OF_SCOPE["mixed-precision"] = ("mixed-precision add/sub/fma with f32 and f16/bf16 operands (PTX 8.6, "

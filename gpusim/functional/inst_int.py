@@ -339,3 +339,83 @@ def build_simd_video(ins: Instruction, ctx):
                 d = d | (((t[i] if on[i] else vc[i]) & ((1 << width) - 1)) << (width * i))
         return (d & 0xFFFFFFFF).astype(np.uint64).astype(np.uint32).view(DT[dtype])
     return ternary(ins, f, ctx, types=(atype, btype, dtype), out_type=dtype)
+
+
+# ---- scalar video: vadd vsub vabsdiff vmin vmax vshl vshr vmad vset --------------------------------------
+def _part(x, signed: bool, sel: str | None):
+    """The byte (.bN), half (.hN) or word of each 32-bit value, sign- or zero-extended (Python ints)."""
+    x = int(x) & 0xFFFFFFFF
+    width, shift = (32, 0) if not sel else ((8, 8 * int(sel[1])) if sel[0] == "b" else (16, 16 * int(sel[1])))
+    v = (x >> shift) & ((1 << width) - 1)
+    return v - (1 << width) if signed and v >> (width - 1) else v
+
+
+@semantics("vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", types="int")
+def build_scalar_video(ins: Instruction, ctx):
+    """The scalar video instructions, one lane at a time in Python integers (they are rare): the selected
+    parts of a and b, the operation, .sat to d's type or d.sel's part, then the secondary operation with c
+    (.add .min .max) or the merge of the part d.sel into c; vmad's negations, .po and .shr7/.shr15."""
+    op = ins.base
+    is_set = op == "vset"
+    dtype, atype, btype = ("u32", *ins.types) if is_set else ins.types
+    sel = ins.vsel or {}
+    asel, bsel, dsel = sel.get("1"), sel.get("2"), sel.get("0")
+    mods = ins.mods
+    op2 = next((m for m in ("add", "min", "max") if m in mods), None)
+    cmp = next((m for m in ("eq", "ne", "lt", "le", "gt", "ge") if m in mods), None)
+    dsigned = dtype == "s32"
+    readers = [reader(o, t, ctx) for o, t in zip(ins.operands[1:], (atype, btype, dtype))]
+    w = writer(ins.operands[0], dtype)
+    cmpf = {"eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
+            "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}.get(cmp)
+
+    def clamp(v, bits, signed):
+        lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+        return max(lo, min(hi, v))
+
+    def one(a, b, c):
+        ta = _part(a, atype == "s32", asel)
+        tb = _part(b, btype == "s32" and op not in ("vshl", "vshr"), bsel)
+        if op == "vmad":
+            na, nb, nc = ("neg1" in sel), ("neg2" in sel), ("neg3" in sel)
+            signed = atype == "s32" or btype == "s32" or (na ^ nb) or nc
+            tmp, lsb = ta * tb, 0
+            cc = _part(c, signed, None) if signed else int(c) & 0xFFFFFFFF
+            if "po" in mods:
+                lsb = 1
+            elif na ^ nb:
+                tmp, lsb = ~tmp, 1
+            elif nc:
+                cc, lsb = ~cc, 1
+            tmp = tmp + cc + lsb
+            tmp >>= 7 if "shr7" in mods else 15 if "shr15" in mods else 0
+            if "sat" in mods:
+                tmp = clamp(tmp, 32, signed)
+            return tmp & 0xFFFFFFFF
+        if op in ("vshl", "vshr"):
+            tb = min(tb, 32) if "clamp" in mods else tb & 31
+            tmp = ta << tb if op == "vshl" else ta >> tb
+        elif is_set:
+            tmp = int(cmpf(ta, tb))
+        else:
+            tmp = {"vadd": ta + tb, "vsub": ta - tb, "vabsdiff": abs(ta - tb), "vmin": min(ta, tb),
+                   "vmax": max(ta, tb)}[op]
+        if "sat" in mods:
+            tmp = clamp(tmp, 32 if not dsel else 8 if dsel[0] == "b" else 16, dsigned)
+        cv = int(c) & 0xFFFFFFFF
+        if dsel:
+            width, shift = (8, 8 * int(dsel[1])) if dsel[0] == "b" else (16, 16 * int(dsel[1]))
+            m = ((1 << width) - 1) << shift
+            return (cv & ~m) | ((tmp << shift) & m)
+        if op2:
+            cs = _part(cv, dsigned, None)
+            tmp = tmp + cs if op2 == "add" else min(tmp, cs) if op2 == "min" else max(tmp, cs)
+        return tmp & 0xFFFFFFFF
+
+    def h(fr, st):
+        vals = [np.atleast_1d(np.asarray(r(fr, st.sel))) for r in readers]
+        n = max(v.size for v in vals)
+        vals = [np.broadcast_to(v, (n,)) for v in vals] + [np.zeros(n, np.int64)] * (3 - len(vals))
+        out = np.array([one(*xs) for xs in zip(*vals)], dtype=np.uint64).astype(np.uint32)
+        w(fr, st.sel, out.view(DT[dtype]))
+    return h

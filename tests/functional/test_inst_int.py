@@ -312,3 +312,22 @@ def test_add_min_max_on_16_bit_pairs():
         assert int(o["f"][k]) == _pack([min(x, y) for x, y in zip(sa, sb)], 16)
         assert int(o["g"][k]) == _pack([max(x, y) for x, y in zip(ua, ub)], 16)
         assert int(o["h"][k]) == _pack([max(x, y, 0) for x, y in zip(sa, sb)], 16)
+
+
+def test_scalar_video_part_selection_saturation_secondary_ops_and_merge():
+    a, b, c = 0x12345678, 0x9ABCDEF0, 1000
+    o = run_snippet("vadd.u32.u32.u32.sat %d, %a.b0, %b.b1; vsub.s32.s32.s32 %e.h1, %a.h0, %b.h1, %c; "
+                    "vabsdiff.u32.u32.u32.add %f, %a, %b, %c; vset.u32.u32.lt %g, %a.b2, %b.b2; "
+                    "vshl.u32.u32.u32.clamp %h, %a, 40; vmad.s32.s32.s32.shr7 %k, %a.h0, -%b.h1, %c; "
+                    "vmax.s32.s32.s32.sat %m.b3, %a.b0, %b.b0, %c; vshr.s32.s32.u32.wrap.min %q, %b, 36, %c;",
+                    {"a": ([a] * 32, "u32"), "b": ([b] * 32, "u32"), "c": ([c] * 32, "u32")},
+                    {x: "u32" for x in "defghkmq"})
+    got = [int(o[x][0]) for x in "defghkmq"]
+    sb1 = 0x9ABC - 0x10000                                      # b.h1 as .s32
+    assert got[0] == 0x78 + 0xDE
+    assert got[1] == ((0x5678 - sb1) & 0xFFFF) << 16 | c       # merged into the high half of c
+    assert got[2] == (b - a + c) & 0xFFFFFFFF
+    assert got[3] == 1 and got[4] == 0                         # 0x34 < 0xBC; a << 32 (clamped) loses a
+    assert got[5] == (-(0x5678 * sb1) + c) >> 7                 # -(a*b) + c, then >> 7
+    assert got[6] == (min(max(0x78, 0xF0 - 0x100), 127) << 24) | c    # max(120, -16) into byte 3 of c
+    assert got[7] == ((b - (1 << 32)) >> 4) & 0xFFFFFFFF                # min(b >> (36 mod 32), c), signed
