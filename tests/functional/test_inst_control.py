@@ -293,11 +293,11 @@ def test_trap_aborts_with_the_thread():
 BROKEN = HEADER_BROKEN = """.version 8.0
 .target sm_90
 .address_size 64
-.func (.param .b32 r) uses_video(.param .b32 x)
+.func (.param .b32 r) uses_tensor_cores(.param .b32 x)
 {
     .reg .b32 %a;
     ld.param.b32 %a, [x];
-    vadd.s32.s32.s32 %a, %a, %a, %a;
+    wgmma.fence.sync.aligned;
     st.param.b32 [r], %a;
     ret;
 }
@@ -306,12 +306,12 @@ BROKEN = HEADER_BROKEN = """.version 8.0
     .reg .b64 %rd<2>; .reg .b32 %r;
     ld.param.u64 %rd0, [out]; cvta.to.global.u64 %rd1, %rd0; mov.u32 %r, 42; st.global.u32 [%rd1], %r;
 }
-.visible .entry needs_video(.param .u64 out)
+.visible .entry needs_tensor_cores(.param .u64 out)
 {
     .reg .b32 %r<2>;
     { .param .b32 p0; st.param.b32 [p0], %r0;
       .param .b32 r0;
-      call.uni (r0), uses_video, (p0);
+      call.uni (r0), uses_tensor_cores, (p0);
       ld.param.b32 %r1, [r0]; }
 }
 """
@@ -320,9 +320,9 @@ BROKEN = HEADER_BROKEN = """.version 8.0
 def test_a_module_with_an_unsupported_function_still_runs_its_other_kernels():
     res = gpusim.run(BROKEN, kernel="fine", grid=1, block=1, args=[np.zeros(1, np.uint32)])
     assert res.args[0][0] == 42
-    with pytest.raises(PtxError, match=r":8:\d+: 'vadd.s32.s32.s32' is not supported: scalar video"):
-        gpusim.run(BROKEN, kernel="needs_video", grid=1, block=1, args=[np.zeros(1, np.uint32)])
-    with pytest.raises(PtxError, match="vadd"):       # the parser's own strict mode still fails at once
+    with pytest.raises(PtxError, match=r":8:\d+: 'wgmma.fence.sync.aligned' is not supported: tensor-core"):
+        gpusim.run(BROKEN, kernel="needs_tensor_cores", grid=1, block=1, args=[np.zeros(1, np.uint32)])
+    with pytest.raises(PtxError, match="wgmma"):       # the parser's own strict mode still fails at once
         parse_ptx(BROKEN)
 
 
