@@ -159,6 +159,12 @@ def snippet_cases() -> list[dict]:
                          "vmin.u32.s32.s32.max %r0, %a.h1, %b.h0, %c; vset.s32.u32.ge.add %r1, %a.b3, %b.b1, %c;",
          {"a": ("u32", a), "b": ("u32", b), "c": ("u32", c), "s": ("u32", s)},
          {x: "u32" for x in ("d", "e", "f", "g", "h", "k", "m", "q", "r0", "r1")}),
+        ("narrow_floats", ".reg .b16 %h0, %h1; cvt.rn.satfinite.e4m3x2.f32 %h0, %x, %y; cvt.u32.u16 %d, %h0; "
+                          "cvt.rn.satfinite.e5m2x2.f32 %h1, %x, %y; cvt.u32.u16 %e, %h1; "
+                          "cvt.rn.f16x2.e4m3x2 %f, %h0; cvt.rn.f16x2.e5m2x2 %g, %h1; cvt.rna.tf32.f32 %h, %x; "
+                          "cvt.rn.satfinite.relu.e4m3x2.f32 %h0, %x, %y; cvt.u32.u16 %k, %h0; "
+                          "cvt.rn.bf16.f32 %h1, %x; cvt.u32.u16 %m, %h1; cvt.rn.bf16x2.f32 %q, %x, %y;",
+         {"x": ("f32", _floats(n, 11)), "y": ("f32", _floats(n, 12))}, {x: "b32" for x in "defghkmq"}),
         ("int16x2", "add.s16x2 %d, %a, %b; sub.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
                     "max.relu.s16x2 %h, %a, %b; min.relu.s32 %k, %a, %b;",
          {"a": ("b32", a), "b": ("b32", b)}, {x: "b32" for x in "defghk"}),
@@ -188,6 +194,15 @@ def _halves(n, seed):
                            r.standard_normal(2 * n).astype(np.float16)])[: 2 * n]
     u = vals.view(np.uint16).astype(np.uint32)
     return [int(x) for x in (u[0::2] | (u[1::2] << 16))]
+
+
+def _floats(n, seed):
+    """float32 values around the 8-bit floats' ranges, with the special values."""
+    r = _rng(seed)
+    vals = np.concatenate([np.float32([0, -0.0, 1, -1, 448, 449, 464, 57344, 1e9, -1e9, np.inf, -np.inf, np.nan,
+                                       2.0 ** -9, 2.0 ** -10, 2.0 ** -17, 1.0625, 1.1875]),
+                           (r.standard_normal(n) * np.exp2(r.integers(-12, 12, n))).astype(np.float32)])
+    return [float(v) for v in vals[:n]]
 
 
 def _f64s(n, seed):

@@ -20,12 +20,15 @@ BIT_TYPES = ("b8", "b16", "b32", "b64")
 FLOAT_TYPES = ("f16", "f32", "f64")
 HALF_TYPES = ("f16", "f16x2", "bf16", "bf16x2")   # 16-bit floats, alone or two packed in 32 bits
 INT16X2 = ("u16x2", "s16x2")                        # two 16-bit integers packed in 32 bits (sm_90)
-ALL_TYPES = INT_TYPES + BIT_TYPES + FLOAT_TYPES + ("pred", "bf16", "f16x2", "bf16x2", "b128") + INT16X2
+FP8X2 = ("e4m3x2", "e5m2x2")                        # two 8-bit floats packed in 16 bits (sm_89/sm_90)
+ALL_TYPES = INT_TYPES + BIT_TYPES + FLOAT_TYPES + ("pred", "bf16", "f16x2", "bf16x2", "b128", "tf32") + INT16X2 + \
+    FP8X2
 
 TYPE_BITS = {
     "s8": 8, "u8": 8, "b8": 8, "s16": 16, "u16": 16, "b16": 16, "f16": 16, "bf16": 16,
     "s32": 32, "u32": 32, "b32": 32, "f32": 32, "f16x2": 32, "bf16x2": 32,
     "s64": 64, "u64": 64, "b64": 64, "f64": 64, "pred": 1, "b128": 128, "u16x2": 32, "s16x2": 32,
+    "tf32": 32, "e4m3x2": 16, "e5m2x2": 16,
 }
 
 I32 = ("s32", "u32")
@@ -170,12 +173,14 @@ _add(
     # data movement and conversion
     OpSpec("mov", INTS + BIT_TYPES[1:] + F + ("pred",), "d a",
            "d = a (register, immediate, special register, or the address of a variable)", family="move"),
-    OpSpec("cvt", ("s8", "u8") + INTS + F + HALF_TYPES, "d a b?",
+    OpSpec("cvt", ("s8", "u8") + INTS + F + HALF_TYPES + ("tf32",) + FP8X2, "d a b?",
            "d = a converted; .rni/.rzi/.rmi/.rpi round float to integral, .rn/.rz/.rm/.rp float rounding, "
            ".sat saturates (floats to [0, 1]); to and from .bf16 (.relu, .satfinite); cvt.rn.f16x2.f32 / "
-           ".bf16x2.f32 d, a, b packs a into the upper half and b into the lower (the tensor-core formats .tf32, "
-           ".e4m3x2/.e5m2x2, 6- and 4-bit floats, .ue8m0x2 and stochastic .rs are not modelled)",
-           _fixed(U.INT, L.CONVERT), ROUND_FLOAT + ROUND_INT + ("sat", "ftz", "relu", "satfinite"), "move"),
+           ".bf16x2.f32 d, a, b packs a into the upper half and b into the lower; .tf32 (.rna, .rn, .rz); the "
+           "8-bit floats .e4m3x2/.e5m2x2 from two .f32 or an .f16x2 (.rn.satfinite) and back to .f16x2 (the "
+           "sm_100 6- and 4-bit floats, .ue8m0x2 and stochastic .rs are not modelled)",
+           _fixed(U.INT, L.CONVERT), ROUND_FLOAT + ROUND_INT + ("sat", "ftz", "relu", "satfinite", "rna"),
+           "move"),
     OpSpec("cvta", ("u32", "u64"), "d a",
            "d = generic address of a (.to: state-space address of a generic one); spaces global/shared/local/const",
            _fixed(*ALU), ("to",) + SPACES, "move"),

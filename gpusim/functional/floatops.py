@@ -236,3 +236,65 @@ def sat01(x) -> np.ndarray:
     """``.sat``: clamp to [0.0, 1.0]; NaN becomes 0."""
     x = np.asarray(x)
     return np.where(np.isnan(x), x.dtype.type(0), np.clip(x, 0, 1)).astype(x.dtype)
+
+
+# ---- 8-bit floats (e4m3: no infinities, NaN 0x7F; e5m2: IEEE-like) and tf32 ------------------------------
+def _fp8_table(fmt: str) -> np.ndarray:
+    """The values of the 128 non-negative codes of an 8-bit float format (NaN/inf codes as nan/inf)."""
+    ebits, mbits, bias = (4, 3, 7) if fmt == "e4m3" else (5, 2, 15)
+    out = np.zeros(128)
+    for code in range(128):
+        e, m = code >> mbits, code & ((1 << mbits) - 1)
+        if fmt == "e4m3" and code == 0x7F:
+            out[code] = np.nan
+        elif fmt == "e5m2" and e == (1 << ebits) - 1:
+            out[code] = np.inf if m == 0 else np.nan
+        elif e == 0:
+            out[code] = m * 2.0 ** (1 - bias - mbits)
+        else:
+            out[code] = (1 + m * 2.0 ** -mbits) * 2.0 ** (e - bias)
+    return out
+
+
+_FP8 = {f: _fp8_table(f) for f in ("e4m3", "e5m2")}
+
+
+def to_fp8(x, fmt: str, relu: bool = False) -> np.ndarray:
+    """float64 -> 8-bit float codes, round to nearest even, saturating to the largest finite value
+    (.satfinite); NaN -> 0x7F."""
+    x = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    table = _FP8[fmt]
+    finite = table[np.isfinite(table)]
+    top = len(finite) - 1                      # the codes 0 .. top are the finite non-negative values
+    if relu:
+        x = np.where(np.isnan(x), x, np.maximum(x, 0.0))
+    mag = np.minimum(np.abs(x), finite[top])
+    hi = np.clip(np.searchsorted(finite, mag, side="left"), 0, top)
+    lo = np.maximum(hi - 1, 0)
+    d_lo, d_hi = mag - finite[lo], finite[hi] - mag
+    pick_hi = (d_hi < d_lo) | ((d_hi == d_lo) & (hi % 2 == 0))
+    code = np.where(pick_hi, hi, lo)
+    code = np.where(mag == finite[hi], hi, code)
+    code = code | np.where(np.signbit(x), 0x80, 0)
+    return np.where(np.isnan(x), 0x7F, code).astype(np.uint8)
+
+
+def from_fp8(code, fmt: str) -> np.ndarray:
+    code = np.asarray(code).astype(np.int64)
+    v = _FP8[fmt][code & 0x7F]
+    return np.where(code & 0x80, -v, v)
+
+
+def to_tf32(x: np.ndarray, mode: str) -> np.ndarray:
+    """float32 -> tf32 (19 bits kept in a .b32: the low 13 mantissa bits zero): .rna ties away from zero,
+    .rn to even, .rz truncates."""
+    u = np.atleast_1d(np.asarray(x, dtype=np.float32)).view(np.uint32).astype(np.uint64)
+    keep = np.uint64(0xFFFFE000)
+    if mode == "rz":
+        r = u & keep
+    else:
+        half = np.uint64(0x1000)
+        tie_even = ((u >> np.uint64(13)) & np.uint64(1)) if mode == "rn" else np.uint64(1)
+        r = (u + half - np.uint64(1) + tie_even) & keep
+    special = (u & np.uint64(0x7F800000)) == np.uint64(0x7F800000)
+    return np.where(special, u, r).astype(np.uint32)

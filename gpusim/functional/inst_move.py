@@ -132,9 +132,53 @@ def _build_cvt_half(ins: Instruction, ctx):
     raise ctx.unsupported(ins, f"{ins.opcode}: this conversion of 16-bit floats is not modelled")
 
 
+def _build_cvt_narrow(ins: Instruction, ctx):
+    """cvt to .tf32, and to and from the 8-bit floats .e4m3x2/.e5m2x2 (two values: the first operand's in the
+    upper byte)."""
+    dtype_s, stype_s = ins.types
+    mods = ins.mods
+    if dtype_s == "tf32":
+        mode = "rna" if "rna" in mods else "rz" if "rz" in mods else "rn"
+        ra = reader(ins.operands[1], "f32", ctx)
+        w = writer(ins.operands[0], "b32")
+        return lambda fr, st: w(fr, st.sel, fo.to_tf32(ra(fr, st.sel), mode))
+    if dtype_s in ("e4m3x2", "e5m2x2"):
+        fmt = dtype_s[:4]
+        relu = "relu" in mods
+        w = writer(ins.operands[0], "b16")
+        if stype_s == "f32":
+            ra, rb = reader(ins.operands[1], "f32", ctx), reader(ins.operands[2], "f32", ctx)
+
+            def h_to_fp8(fr, st):
+                hi = fo.to_fp8(ra(fr, st.sel), fmt, relu).astype(np.uint16)
+                lo = fo.to_fp8(rb(fr, st.sel), fmt, relu).astype(np.uint16)
+                w(fr, st.sel, (hi << np.uint16(8)) | lo)
+            return h_to_fp8
+        ra = reader(ins.operands[1], "b32", ctx)       # .f16x2: the upper half to the upper byte
+
+        def h_f16x2_to_fp8(fr, st):
+            v = np.atleast_1d(np.asarray(ra(fr, st.sel)).astype(np.uint32))
+            hi = fo.to_fp8(fo.from_half((v >> np.uint32(16)).astype(np.uint16), "f16"), fmt, relu)
+            lo = fo.to_fp8(fo.from_half((v & np.uint32(0xFFFF)).astype(np.uint16), "f16"), fmt, relu)
+            w(fr, st.sel, (hi.astype(np.uint16) << np.uint16(8)) | lo.astype(np.uint16))
+        return h_f16x2_to_fp8
+    fmt = stype_s[:4]                                 # .f16x2 from .e4m3x2/.e5m2x2: exact
+    ra = reader(ins.operands[1], "b16", ctx)
+    w = writer(ins.operands[0], "b32")
+
+    def h_from_fp8(fr, st):
+        v = np.atleast_1d(np.asarray(ra(fr, st.sel)).astype(np.uint16))
+        hi = fo.to_half(fo.from_fp8(v >> np.uint16(8), fmt), "f16").astype(np.uint32)
+        lo = fo.to_half(fo.from_fp8(v & np.uint16(0xFF), fmt), "f16").astype(np.uint32)
+        w(fr, st.sel, (hi << np.uint32(16)) | lo)
+    return h_from_fp8
+
+
 @semantics("cvt")
 def build_cvt(ins: Instruction, ctx):
     dtype_s, stype_s = ins.types
+    if {dtype_s, stype_s} & {"tf32", "e4m3x2", "e5m2x2"}:
+        return _build_cvt_narrow(ins, ctx)
     if {dtype_s, stype_s} & {"bf16", "f16x2", "bf16x2"} or (dtype_s == "f16" and len(ins.operands) > 2):
         return _build_cvt_half(ins, ctx)
     mods = ins.mods

@@ -21,6 +21,7 @@ DT = {   # numpy dtype of each PTX type (a register's bits are viewed as it)
     "s64": np.int64, "u64": np.uint64, "b64": np.uint64, "f64": np.float64, "pred": np.bool_,
     # bf16 and packed pairs are handled as their bits (gpusim.functional.floatops converts them)
     "bf16": np.uint16, "f16x2": np.uint32, "bf16x2": np.uint32, "u16x2": np.uint32, "s16x2": np.uint32,
+    "tf32": np.uint32, "e4m3x2": np.uint16, "e5m2x2": np.uint16,
 }
 STORAGE = {1: np.bool_, 16: np.uint16, 32: np.uint32, 64: np.uint64}   # register arrays by register width
 UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}

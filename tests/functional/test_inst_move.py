@@ -256,3 +256,24 @@ def test_mapa_and_getctarank_in_a_cluster_of_one_block():
     with pytest.raises(gpusim.errors.KernelError, match="clusters of one block"):
         gpusim.run(kernel(body.replace("%r0, 0;", "%r0, 1;"), ".param .u64 p_out"), grid=1, block=1,
                    args=[np.zeros(1, np.uint32)])
+
+
+def test_cvt_fp8_pairs_and_tf32():
+    """e4m3 (max 448, no infinities, NaN 0x7F) and e5m2 (max 57344) with .satfinite, round to nearest even;
+    the first operand goes to the upper byte; back to .f16x2 exactly; tf32 keeps 10 mantissa bits."""
+    a = np.float32([1.0, 500.0, -3.3, 1.0625, 1.1875, np.nan, -0.0, 2.0 ** -10] * 4)
+    b = np.float32([0.5] * 32)
+    o = run_snippet(".reg .b16 %h, %g; cvt.rn.satfinite.e4m3x2.f32 %h, %a, %b; cvt.u32.u16 %d, %h;"
+                    " cvt.rn.satfinite.e5m2x2.f32 %g, %a, %b; cvt.u32.u16 %e, %g; cvt.rn.f16x2.e4m3x2 %f, %h;"
+                    " cvt.rna.tf32.f32 %k, %c;",
+                    {"a": a, "b": b, "c": np.float32([1 + 2 ** -11, 1 + 2 ** -12, 1 + 3 * 2 ** -11, -np.inf] * 8)},
+                    {"d": "u32", "e": "u32", "f": "b32", "k": "b32"})
+    # e4m3 codes: 1.0 0x38, 500 -> 448 0x7E, -3.3 -> -3.25 0xC5, 1.0625 ties to 1.0, 1.1875 ties to 1.25 (0x3A),
+    # NaN 0x7F, -0.0 0x80, 2^-10 ties to 0; 0.5 is 0x30
+    assert [int(v) >> 8 for v in o["d"][:8]] == [0x38, 0x7E, 0xC5, 0x38, 0x3A, 0x7F, 0x80, 0x00]
+    assert set(int(v) & 0xFF for v in o["d"]) == {0x30}
+    # e5m2: 1.0 0x3C, 500 -> 512 0x60, -3.3 -> -3.5 0xC3 (nearer than -3.0), 1.0625 -> 1.0, 1.1875 -> 1.25
+    assert [int(v) >> 8 for v in o["e"][:5]] == [0x3C, 0x60, 0xC3, 0x3C, 0x3D]
+    halves = [float(np.uint16(int(v) >> 16).view(np.float16)) for v in o["f"][:5]]
+    assert halves == [1.0, 448.0, -3.25, 1.0, 1.25]
+    assert [int(v) for v in o["k"][:4]] == [0x3F802000, 0x3F800000, 0x3F804000, 0xFF800000]   # ties away
