@@ -290,6 +290,21 @@ FLOAT_MINMAX = HEAD + """.visible .entry float_minmax(.param .u64 p_buf)
 }
 """
 
+VECTOR_ATOMICS = HEAD + """.visible .entry vector_atomics(.param .u64 p_buf)
+{
+    .reg .b64 %rd<2>; .reg .b16 %v<8>; .reg .f32 %f<2>;
+    ld.param.u64 %rd1, [p_buf]; cvta.to.global.u64 %rd1, %rd1;
+    mov.b16 %v0, 0x3C00; mov.b16 %v1, 0x4000;
+    atom.global.v2.f16.add.noftz {%v2, %v3}, [%rd1], {%v0, %v1};
+    mov.f32 %f0, 0f3F800000; mov.f32 %f1, 0f40400000;
+    red.global.v2.f32.add [%rd1+8], {%f0, %f1};
+    mov.b16 %v4, 0xC000;
+    atom.global.v2.f16.min.noftz {%v5, %v6}, [%rd1+4], {%v4, %v4};
+    mov.b16 %v7, 0x3F80;
+    red.global.v4.bf16.add.noftz [%rd1+16], {%v7, %v7, %v7, %v7};
+}
+"""
+
 CP_ASYNC = HEAD + """.visible .entry cp_async(.param .u64 p_in, .param .u64 p_out)
 {
     .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<4>;
@@ -361,6 +376,8 @@ def kernel_cases() -> list[dict]:
     cases = [
         {"name": "atomics", "ptx": ATOMICS, "kernel": "atomics", "grid": 1, "block": 32,
          "args": [_arr("u32", atom_buf, True), _arr("u32", [0] * 32, True)]},
+        {"name": "vector_atomics", "ptx": VECTOR_ATOMICS, "kernel": "vector_atomics", "grid": 1, "block": 32,
+         "args": [_arr("u32", [0, 0xC7004500, 0, 0, 0x3F803F80, 0x3F803F80], True)]},
         {"name": "float_minmax", "ptx": FLOAT_MINMAX, "kernel": "float_minmax", "grid": 1, "block": 32,
          "args": [_arr("f32", [0.5, float("nan")], True)]},
         {"name": "cp_async", "ptx": CP_ASYNC, "kernel": "cp_async", "grid": 1, "block": 64,

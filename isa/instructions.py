@@ -414,7 +414,7 @@ class InstructionParser:
                         raise p.error(f"the parts of {ins.opcode} {{ }} must be registers", tok)
                     regs.append(self.reg_operand(ins, it[1], part))
                 return Vec(tuple(regs))
-            if ins.base not in ("ld", "st", "ldu") or ins.vec == 1:
+            if ins.base not in ("ld", "st", "ldu", "atom", "red") or ins.vec == 1:
                 raise p.error(f"a vector operand needs ld/st .v2/.v4, not {ins.opcode}", tok)
             if len(items) != ins.vec:
                 raise p.error(f"{ins.opcode} needs {ins.vec} registers in {{ }}, found {len(items)}", tok)

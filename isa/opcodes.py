@@ -192,15 +192,17 @@ _add(
                                                           "cta", "sys", "weak"), "memory"),
     OpSpec("atom", INTS + BIT_TYPES[1:] + ("f32", "f64") + HALF_TYPES, "d m a b?",
            "d = memory[m]; memory[m] = op(memory[m], a) atomically (cas: a compare, b new value; .cas.b16 and "
-           "64-bit; float .add (f32 on .global flushes subnormals, f16/bf16 need .noftz), .min/.max; .exch)",
+           "64-bit; float .add (f32 on .global flushes subnormals, f16/bf16 need .noftz), .min/.max; .exch; "
+           "vectors .v2/.v4/.v8 of f16/bf16 and .v2/.v4 f32 .add on .global; the 128-bit .b128 forms are not "
+           "modelled: gpusim's registers are at most 64 bits)",
            _fixed(U.LSU, L.GLOBAL), ("global", "shared") + ATOM_OPS + ("relaxed", "acq_rel", "acquire",
                                                                        "release", "gpu", "cta", "sys", "cluster",
-                                                                       "noftz"),
+                                                                       "noftz", "v2", "v4", "v8"),
            "memory"),
     OpSpec("red", INTS + BIT_TYPES[1:] + ("f32", "f64") + HALF_TYPES, "m a",
            "memory[m] = op(memory[m], a) atomically, no result", _fixed(U.LSU, L.GLOBAL),
-           ("global", "shared") + ATOM_OPS + ("relaxed", "release", "gpu", "cta", "sys", "cluster", "noftz"),
-           "memory"),
+           ("global", "shared") + ATOM_OPS + ("relaxed", "release", "gpu", "cta", "sys", "cluster", "noftz", "v2",
+                                               "v4", "v8"), "memory"),
     OpSpec("shfl", ("b32",), "d a b c e",
            "d[i] = a[src(i)] within the warp (.up/.down/.bfly/.idx with clamp c and member mask e); "
            "d may be d|p: p = source lane in range", _fixed(U.LSU, L.SHARED),

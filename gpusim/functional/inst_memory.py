@@ -124,6 +124,8 @@ def build_st(ins: Instruction, ctx):
 
 @semantics("atom", "red")
 def build_atom(ins: Instruction, ctx):
+    if ins.vec > 1:
+        return _build_vector_atom(ins, ctx)
     t = ins.type
     elem = elem_bytes(t)
     mo = MemOp(ins, ctx, elem)
@@ -189,6 +191,41 @@ def _half_apply(op, t, old, val):
     lo = one((o32 & np.uint32(0xFFFF)).astype(np.uint16), (v32 & np.uint32(0xFFFF)).astype(np.uint16))
     hi = one((o32 >> np.uint32(16)).astype(np.uint16), (v32 >> np.uint32(16)).astype(np.uint16))
     return lo.astype(np.uint32) | (hi.astype(np.uint32) << np.uint32(16))
+
+
+def _build_vector_atom(ins: Instruction, ctx):
+    """atom/red.global.v2/.v4/.v8 on f16/bf16 (and .v2/.v4 f32 .add): each element an atomic of its own on
+    consecutive addresses (the vector is one memory transaction on the GPU, each element atomic)."""
+    t = ins.type
+    (op,) = [m for m in ins.mods if m in ATOM_OPS]
+    if op not in ("add", "min", "max") or t not in ("f16", "bf16", "f16x2", "bf16x2", "f32"):
+        raise ctx.unsupported(ins, f"{ins.opcode}: vector atomics are .add/.min/.max on 16-bit floats (and .add "
+                                   f"on .f32)")
+    if ins.space not in ("global", "generic"):
+        raise ctx.unsupported(ins, f"{ins.opcode}: vector atomics are on .global memory")
+    elem = elem_bytes(t)
+    mo = MemOp(ins, ctx, elem)
+    is_red = ins.base == "red"
+    src = ins.operands[1 if is_red else 2]
+    readers = [reader(r, t, ctx) for r in src.items]
+    writers = None if is_red else [writer(r, t) if r is not None else None for r in ins.operands[0].items]
+    dt = DT[t]
+    shift = elem.bit_length() - 1
+
+    def h_vatom(fr, st):
+        addr, parts = mo.locate(fr, st)
+        for space, where, buf, phys in parts:
+            if space is not MemSpace.GLOBAL:
+                raise ctx.address_error(fr, st, ins, 0, where, int(addr[0]), space,
+                                        f"vector atomics on .{space.value} are not allowed")
+        (space, where, buf, phys), = parts
+        for k, r in enumerate(readers):
+            v = np.asarray(r(fr, st.sel))
+            tt = "f32ftz" if t == "f32" else t
+            old = atomic_rmw(buf.view(dt), (phys >> shift) + k, op, tt, v)
+            if writers is not None and writers[k] is not None:
+                writers[k](fr, st.sel, old)
+    return h_vatom
 
 
 def _atomic_apply(op, t, old, val, cmpv=None):

@@ -389,3 +389,21 @@ def test_a_float64_array_read_as_f32_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gpusim.run(ptx, grid=1, block=32, args=[np.zeros(32, np.float32)])       # the right dtype: silent
+
+
+def test_vector_atomics_on_16_bit_floats_and_f32():
+    body = """
+    .reg .b16 %v<8>;
+    mov.b16 %v0, 0x3C00; mov.b16 %v1, 0x4000;                       // f16 1.0, 2.0
+    atom.global.v2.f16.add.noftz {%v2, %v3}, [%rd1], {%v0, %v1};
+    mov.f32 %f0, 0f3F800000; mov.f32 %f1, 0f40400000;
+    red.global.v2.f32.add [%rd1+8], {%f0, %f1};
+    mov.b16 %v4, 0xC000;                                             // f16 -2.0
+    atom.global.v2.f16.min.noftz {%v5, %v6}, [%rd1+4], {%v4, %v4};
+"""
+    buf = np.zeros(4, np.float32)
+    buf[1:2].view(np.float16)[:] = [5.0, -7.0]
+    buf, _ = _run_atom(body, buf, np.zeros(32, np.uint32))
+    assert buf[0:1].view(np.float16).tolist() == [32.0, 64.0]
+    assert buf[1:2].view(np.float16).tolist() == [-2.0, -7.0]
+    assert buf[2:4].tolist() == [32.0, 96.0]
