@@ -366,6 +366,31 @@ WAIT1:
 """
 
 
+ASYNC_STORES = HEAD + """.visible .entry async_stores(.param .u64 p_out)
+{
+    .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+    .shared .align 8 .b64 bar;
+    .shared .align 8 .b32 box[64];
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; mov.u32 %r1, bar; mov.u32 %r2, box;
+    setp.eq.u32 %p1, %r0, 0;
+    @%p1 mbarrier.init.shared.b64 [%r1], 1;
+    bar.sync 0;
+    @%p1 mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r1], 256;
+    bar.sync 0;
+    shl.b32 %r3, %r0, 2; add.u32 %r4, %r2, %r3; add.u32 %r5, %r0, 7;
+    st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r4], %r5, [%r1];
+    add.u32 %r6, %r2, 128;
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r6], 1, [%r1];
+WAIT:
+    mbarrier.try_wait.parity.shared.b64 %p2, [%r1], 0;
+    @!%p2 bra WAIT;
+    ld.shared.u32 %r7, [%r4]; ld.shared.u32 %r8, [%r2+128]; add.u32 %r7, %r7, %r8;
+    mul.wide.u32 %rd4, %r0, 4; add.s64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r7;
+}
+"""
+
+
 def _arr(t, vals, out=False):
     return {"array": _bits(t, vals), "type": t, **({"out": True} if out else {})}
 
@@ -383,6 +408,8 @@ def kernel_cases() -> list[dict]:
         {"name": "cp_async", "ptx": CP_ASYNC, "kernel": "cp_async", "grid": 1, "block": 64,
          "args": [_arr("f32", list(np.arange(256, dtype=np.float32) + 1)), _arr("f32", [0.0] * 256, True)]},
         {"name": "wrap", "ptx": WRAP, "kernel": "wrap", "grid": 1, "block": 64, "args": [_arr("u32", [0] * 64, True)]},
+        {"name": "async_stores", "ptx": ASYNC_STORES, "kernel": "async_stores", "grid": 1, "block": 32,
+         "args": [_arr("u32", [0] * 32, True)]},
         {"name": "mbarrier", "ptx": MBARRIER, "kernel": "mbar", "grid": 1, "block": 128,
          "args": [_arr("u32", [0] * 256, True)]},
     ]

@@ -158,7 +158,7 @@ def generate() -> str:
     rows, n_in, n_out = coverage_table()
     out = [INTRO.replace("SPECIALS", specials).replace(
         "COVERAGE", f"{n_in} supported, {n_out} out of scope (tensor-core, TMA bulk copies, textures and surfaces, "
-                    f"cluster launch control, multimem, st.async/red.async, cvt.pack, sm_100 mixed precision)")]
+                    f"cluster launch control, multimem, cvt.pack, sm_100 mixed precision)")]
     families: dict[str, list[OpSpec]] = {}
     for spec in OPCODES.values():
         families.setdefault(spec.family, []).append(spec)

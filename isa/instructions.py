@@ -127,12 +127,11 @@ class InstructionParser:
         p = self.p
         parts = op_tok.text.split(".")
         base = parts[0]
-        spec = OPCODES.get(base)
-        if spec is None:
-            spec = OPCODES.get(".".join(parts[:2])) if len(parts) > 1 else None   # cp.async, mbarrier.init ...
-            if spec is not None:
-                base = spec.name
-                parts = [base] + parts[2:]
+        two = OPCODES.get(".".join(parts[:2])) if len(parts) > 1 else None     # cp.async, st.async, red.async
+        spec = two or OPCODES.get(base)
+        if two is not None:
+            base = two.name
+            parts = [base] + parts[2:]
         if spec is None:
             why = OUT_OF_SCOPE.get(base) or OUT_OF_SCOPE.get(".".join(op_tok.text.split(".")[:2]))
             if why:
@@ -222,7 +221,7 @@ class InstructionParser:
                               op_tok)
             ins.space = "global"
         if base in ("ld", "st", "atom", "red", "cvta", "ldu", "prefetch", "isspacep", "applypriority", "discard",
-                    "mapa", "getctarank"):
+                    "mapa", "getctarank", "st.async", "red.async"):
             if len(spaces) > 1:
                 raise p.error(f"'{ins.opcode}' names two state spaces", op_tok)
             ins.space = spaces[0] if spaces else "generic"
@@ -414,7 +413,7 @@ class InstructionParser:
                         raise p.error(f"the parts of {ins.opcode} {{ }} must be registers", tok)
                     regs.append(self.reg_operand(ins, it[1], part))
                 return Vec(tuple(regs))
-            if ins.base not in ("ld", "st", "ldu", "atom", "red") or ins.vec == 1:
+            if ins.base not in ("ld", "st", "ldu", "atom", "red", "st.async") or ins.vec == 1:
                 raise p.error(f"a vector operand needs ld/st .v2/.v4, not {ins.opcode}", tok)
             if len(items) != ins.vec:
                 raise p.error(f"{ins.opcode} needs {ins.vec} registers in {{ }}, found {len(items)}", tok)

@@ -321,6 +321,19 @@ _add(
            "done", _fixed(U.LSU, L.GLOBAL), ("ca", "cg", "shared", "global", "commit_group", "wait_group",
                                               "wait_all", "mbarrier", "arrive", "noinc", "b64"), "memory",
            ntypes=0),
+    OpSpec("st.async", ("b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32",
+                        "f64"), "m a m?",
+           "asynchronous store of a to [m] in the shared memory of a block of the cluster (clusters of one block: "
+           "this one), then mbarrier complete_tx of its bytes on [mbar] (.mbarrier::complete_tx::bytes); the "
+           ".release.gpu/.sys .global form is a release store (the emulator stores at once)",
+           _fixed(U.LSU, L.SHARED), ("weak", "release", "mmio", "cluster", "gpu", "sys", "shared", "global",
+                                      "mbarrier::complete_tx::bytes", "v2", "v4"), "memory"),
+    OpSpec("red.async", INTS + BIT_TYPES[2:], "m a m?",
+           "asynchronous reduction (.add .min .max .inc .dec .and .or .xor) of a into [m] in a cluster block's "
+           "shared memory, then mbarrier complete_tx of its bytes on [mbar]; the .global form: a release "
+           "atomic add", _fixed(U.LSU, L.SHARED),
+           ("relaxed", "release", "mmio", "cluster", "gpu", "shared", "global", "mbarrier::complete_tx::bytes",
+            "add", "min", "max", "inc", "dec", "and", "or", "xor"), "memory"),
     OpSpec("mbarrier", ("b64",), "", "the shared-memory barrier object: .init [b], n (n arrivals a phase); "
            ".arrive / .arrive_drop (also one fewer for later phases) / .noComplete / .expect_tx / .complete_tx "
            "(transaction bytes) return a state; .test_wait / .try_wait p, [b], state (or .parity): the phase of "
@@ -441,8 +454,6 @@ OUT_OF_SCOPE: dict[str, str] = {
     "wmma": _TENSOR, "mma": _TENSOR, "ldmatrix": _TENSOR, "stmatrix": _TENSOR, "movmatrix": _TENSOR,
     "wgmma": _TENSOR, "tcgen05": _TENSOR + " (sm_100)",
     "cp.async.bulk": _TMA, "cp.reduce.async.bulk": _TMA, "tensormap": _TMA, "st.bulk": _TMA,
-    "st.async": _TMA + ": st.async writes to another block's shared memory",
-    "red.async": _TMA + ": red.async updates another block's shared memory",
     "tex": _TEX, "tld4": _TEX, "txq": _TEX, "istypep": _TEX, "suld": _TEX, "sust": _TEX, "sured": _TEX,
     "suq": _TEX,
     "clusterlaunchcontrol": _CLUSTER,

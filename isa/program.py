@@ -130,7 +130,8 @@ class Instruction:
         elif self.base == "mbarrier":
             if self.operands and isinstance(self.operands[0], Reg):
                 out.append(self.operands[0])
-        elif self.base in ("st", "red", "bra", "ret", "exit", "bar", "barrier", "membar", "fence", "call", "brx",
+        elif self.base in ("st", "red", "st.async", "red.async", "bra", "ret", "exit", "bar", "barrier", "membar",
+                           "fence", "call", "brx",
                          "cp.async", "nanosleep", "trap", "brkpt", "pmevent", "prefetch", "prefetchu",
                          "applypriority", "discard", "griddepcontrol", "setmaxnreg", "stackrestore"):
             pass
@@ -149,7 +150,8 @@ class Instruction:
         if self.base == "mbarrier":
             red_bar = bool(self.operands) and not isinstance(self.operands[0], Mem)
         srcs = self.operands[1:] if red_bar else self.operands if self.base in (
-                                              "st", "red", "bar", "barrier", "cp.async", "mbarrier", "nanosleep", "brx", "prefetch",
+                                              "st", "red", "st.async", "red.async", "bar", "barrier", "cp.async",
+                                              "mbarrier", "nanosleep", "brx", "prefetch",
                                               "prefetchu", "applypriority", "discard", "stackrestore", "pmevent",
                                               "trap", "brkpt", "griddepcontrol", "setmaxnreg") \
             else self.operands[1:]

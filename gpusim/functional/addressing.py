@@ -40,7 +40,8 @@ class MemOp:
         self.elem = elem_bytes
         self.size = elem_bytes * ins.vec
         if operand is None:
-            operand = 0 if ins.base in ("st", "red", "prefetch", "prefetchu", "applypriority", "discard") else 1
+            operand = 0 if ins.base in ("st", "red", "prefetch", "prefetchu", "applypriority", "discard", "st.async",
+                                        "red.async") else 1
         m = ins.operands[operand]
         assert isinstance(m, Mem)
         self.off = m.offset

@@ -326,6 +326,22 @@ def _arrive(word: int, count: int, drop: bool, complete: bool) -> tuple[int, boo
     return word, False
 
 
+def complete_tx(fr, view, idx, nbytes: int) -> None:
+    """``nbytes`` of transactions done on the mbarriers at ``idx`` (one per lane, in lane order); a phase with
+    no pending arrivals and no bytes left completes, and the parked warps may test again."""
+    completed = False
+    for i in idx:
+        word = int(view[i])
+        t = _field(word, _TX) - nbytes
+        word = _with(word, _TX, max(t, 0))
+        if _field(word, _PENDING) == 0 and t <= 0:
+            word = _with(word ^ (1 << 63), _PENDING, _field(word, _EXPECTED))
+            completed = True
+        view[i] = np.uint64(word)
+    if completed:
+        fr.simt.unpark_all()
+
+
 @semantics("mbarrier", control=True)
 def build_mbarrier(ins: Instruction, ctx):
     from gpusim.functional.addressing import MemOp

@@ -370,3 +370,38 @@ def build_createpolicy(ins: Instruction, ctx):
     def h_policy(fr, st):
         w(fr, st.sel, policy)
     return h_policy
+
+
+@semantics("st.async", "red.async")
+def build_async_store(ins: Instruction, ctx):
+    """st.async / red.async: the store (or reduction) happens at once in the block's own shared memory (a
+    launch's clusters are of one block), then the mbarrier operand's transaction count drops by the bytes
+    written (completing its phase when nothing else is pending); the .global forms are a store / an atomic."""
+    from gpusim.functional.inst_control import complete_tx
+    t = ins.type
+    elem = elem_bytes(t)
+    space = "global" if ins.space == "global" else "shared"
+    mo = MemOp(ins, ctx, elem, operand=0, space=space)
+    src = ins.operands[1]
+    items = list(src.items) if isinstance(src, Vec) else [src]
+    readers = [reader(r, t, ctx) for r in items]
+    bar = MemOp(ins, ctx, 8, operand=2, space="shared") if len(ins.operands) > 2 else None
+    op = next((m for m in ins.mods if m in ATOM_OPS), None) if ins.base == "red.async" else None
+    dt = DT[t]
+    shift = elem.bit_length() - 1
+    nbytes = elem * len(items)
+
+    def h_async(fr, st):
+        _, parts = mo.locate(fr, st)
+        (_, _, buf, phys), = parts
+        for k, r in enumerate(readers):
+            v = np.asarray(r(fr, st.sel)).astype(dt)
+            if op is None:
+                buf.view(dt)[(phys >> shift) + k] = v
+            else:
+                atomic_rmw(buf.view(dt), (phys >> shift) + k, op, t, v)
+        if bar is not None:
+            _, bparts = bar.locate(fr, st)
+            (_, _, bbuf, bphys), = bparts
+            complete_tx(fr, bbuf.view(np.uint64), bphys >> 3, nbytes)
+    return h_async

@@ -17,7 +17,7 @@ from isa.opcodes import TYPE_BITS
 from isa.program import Instruction
 
 CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt")
-_MEMORY_OPS = ("ld", "st", "atom", "red", "ldu")
+_MEMORY_OPS = ("ld", "st", "atom", "red", "ldu", "st.async", "red.async")
 
 
 def static_instruction(ins: Instruction) -> StaticInstr:
@@ -50,8 +50,8 @@ def static_instruction(ins: Instruction) -> StaticInstr:
         pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
         dst_regs=tuple(r.id for r in ins.regs_written()), src_regs=tuple(r.id for r in ins.regs_read()),
         mem_space=ins.space if mem else None, access_bytes=elem * ins.vec if mem else 0,
-        is_load=ins.base in ("ld", "ldu", "atom"), is_store=ins.base in ("st", "red"),
-        is_atomic=ins.base in ("atom", "red"),
+        is_load=ins.base in ("ld", "ldu", "atom"), is_store=ins.base in ("st", "red", "st.async", "red.async"),
+        is_atomic=ins.base in ("atom", "red", "red.async"),
         cache_op=next(("." + m for m in ins.mods if m in CACHE_OPS), None) if mem else None,
         is_barrier=ins.base in ("bar", "barrier") and "warp" not in ins.mods,
         is_membar=ins.base in ("membar", "fence"),

@@ -407,3 +407,33 @@ def test_vector_atomics_on_16_bit_floats_and_f32():
     assert buf[0:1].view(np.float16).tolist() == [32.0, 64.0]
     assert buf[1:2].view(np.float16).tolist() == [-2.0, -7.0]
     assert buf[2:4].tolist() == [32.0, 96.0]
+
+
+def test_st_async_and_red_async_complete_an_mbarrier_transaction():
+    """A block is a cluster of one: st.async/red.async land in its own shared memory and count their bytes
+    off the mbarrier, whose phase completes when the expected bytes arrived."""
+    body = """
+    .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+    .shared .align 8 .b64 bar;
+    .shared .align 8 .b32 box[64];
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; mov.u32 %r1, bar; mov.u32 %r2, box;
+    setp.eq.u32 %p1, %r0, 0;
+    @%p1 mbarrier.init.shared.b64 [%r1], 1;
+    bar.sync 0;
+    @%p1 mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r1], 192;     // 32 x 4 bytes + 32 x 2 x ... see below
+    bar.sync 0;
+    shl.b32 %r3, %r0, 2; add.u32 %r4, %r2, %r3; add.u32 %r5, %r0, 7;
+    st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r4], %r5, [%r1];
+    add.u32 %r6, %r2, 128;
+    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r6], 1, [%r1];
+    mov.u64 %rd3, 0;
+WAIT:
+    mbarrier.try_wait.parity.shared.b64 %p2, [%r1], 0;
+    @!%p2 bra WAIT;
+    ld.shared.u32 %r7, [%r4]; ld.shared.u32 %r8, [%r2+128]; add.u32 %r7, %r7, %r8;
+    mul.wide.u32 %rd4, %r0, 4; add.s64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r7;
+"""
+    body = body.replace("192;     // 32 x 4 bytes + 32 x 2 x ... see below", "256;     // 32 x 4 + 32 x 4 bytes")
+    res = gpusim.run(kernel(body, ".param .u64 p_out"), grid=1, block=32, args=[np.zeros(32, np.uint32)])
+    assert res.args[0].tolist() == [t + 7 + 32 for t in range(32)]
