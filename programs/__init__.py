@@ -70,8 +70,10 @@ def program_id(spec: LaunchSpec) -> str:
 def find(path: str | os.PathLike) -> LaunchSpec | None:
     """The spec of a bundled program given a path to (or the stem of) its ``.cu`` or ``.ptx`` file, matched
     by file name: ``programs/matmul_tiled.cu``, ``matmul_tiled.ptx`` and ``matmul_tiled`` all find
-    ``matmul_tiled``.  None for any other file."""
+    ``matmul_tiled``; a suite program's name ``polybench/gemm`` finds it.  None for any other file."""
     p = Path(path)
+    if p.suffix == "" and len(p.parts) == 2 and (SUITES / p.parts[0] / f"{p.parts[1]}.toml").is_file():
+        return get(f"{p.parts[0]}/{p.parts[1]}")      # a suite program's name: polybench/gemm
     if p.suffix not in ("", ".cu", ".ptx") or not (HERE / f"{p.stem}.toml").is_file():
         return None
     return get(p.stem)

@@ -1,5 +1,7 @@
 """Every validation-suite kernel (``programs/suites/<suite>/<name>.toml``) runs at its ``small`` sizes in the
-functional emulator from its checked-in PTX and matches its numpy reference under the launch file's tolerance.
+functional emulator from its checked-in PTX and matches its numpy reference under the launch file's tolerance,
+and its outputs are bit-identical to the H100's (``tests/golden/h100/suites/``) unless its PTX uses
+``.approx`` instructions or float atomics (whose order, on the GPU, is not fixed).
 
 Data-driven from the launch files: a new kernel is covered by adding its files.  A kernel whose PTX uses a
 construct the emulator does not support yet is listed in the "Needs ISA support" table of
@@ -8,8 +10,12 @@ the ISA supports it, the test says so, and the row comes out of the table).
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gpusim
@@ -40,11 +46,27 @@ CASES = [pytest.param(suite, spec.name, size, id=f"{suite}/{spec.name}-{size}",
          for suite, spec in programs.suite_specs() for size in spec.sizes if size.startswith("small")]
 
 
+RECORDS = Path(__file__).resolve().parents[1] / "golden" / "h100" / "suites"
+_INEXACT = re.compile(r"\.approx|\b(?:atom|red)\.[\w.]*\.(?:f16|bf16|f32|f64)\b")
+
+
+def h100_record(suite: str, name: str, size: str) -> dict | None:
+    path = RECORDS / f"{suite}__{name}__{size}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 @pytest.mark.parametrize("suite,name,size", CASES)
-def test_suite_kernel_matches_reference_in_emulation(suite, name, size):
+def test_suite_kernel_matches_reference_in_emulation_and_the_h100_bit_for_bit(suite, name, size):
     spec = load(programs.SUITES / suite / f"{name}.toml")
     result = gpusim.run(spec.ptx_path, mode="emulate", size=size, check=True)
     assert result.check.ok, result.check.message
+    rec = h100_record(suite, name, size)
+    if rec is None or _INEXACT.search(spec.ptx_path.read_text()):
+        return
+    assert rec["seed"] == 0
+    for idx, out in rec["outputs"].items():
+        got = hashlib.sha256(np.ascontiguousarray(result.args[int(idx)]).tobytes()).hexdigest()
+        assert got == out["sha256"], f"argument {idx} differs from the H100's output"
 
 
 def test_every_needs_isa_row_names_a_suite_kernel():
