@@ -63,6 +63,19 @@ class SmSpec:
         "bytes: shared memory the driver reserves per block (1 KB on cc >= 8.0)", 1024)
     shared_carveout_kb: tuple[int, ...] = param("KB: selectable shared-memory carve-outs, increasing")
     l1_shared_bytes: int = param("bytes: unified L1 + shared-memory array per SM")
+    # The driver's carve-out when the kernel states no preference (gpusim.timing.occupancy
+    # .driver_carveout_bytes); defaults measured on the H100, driver 580.159.04 (tests/golden/h100/micro/).
+    carveout_blocks_factor_no_shared: int = param(
+        "driver carve-out: a kernel without shared memory gets room for this many times the blocks that "
+        "warps, registers and block slots allow (capped at max_blocks)", 4)
+    carveout_blocks_factor: int = param(
+        "driver carve-out: a kernel with shared memory gets room for this many times those blocks", 2)
+    carveout_single_above_threads: int = param(
+        "driver carve-out: blocks of more threads than this (or one resident block) get room for those "
+        "blocks only", 896)
+    carveout_extra_max_kb: int = param(
+        "KB: driver carve-out: the largest carve-out the driver takes to give room to blocks beyond those "
+        "that warps, registers and block slots allow", 132)
     max_barriers_per_block: int = param("named barriers a block may use (bar.sync 0..15)", 16)
     barriers_per_sm: int = param(
         "barrier slots per SM that limit resident blocks (cc >= 9.0); 0 = not a limit", 0)
@@ -78,10 +91,13 @@ class SmSpec:
             "max_threads_per_block", "registers", "register_partitions", "register_alloc_unit",
             "max_registers_per_thread", "max_registers_per_block", "shared_bytes_per_sm",
             "shared_bytes_per_block", "shared_bytes_per_block_optin", "shared_alloc_unit_bytes",
-            "l1_shared_bytes", "max_barriers_per_block"))
+            "l1_shared_bytes", "max_barriers_per_block", "carveout_blocks_factor_no_shared",
+            "carveout_blocks_factor", "carveout_single_above_threads"))
         p = prefix
         require(self.shared_reserved_per_block_bytes >= 0,
                 f"{p}shared_reserved_per_block_bytes: must be >= 0, got {self.shared_reserved_per_block_bytes}")
+        require(self.carveout_extra_max_kb >= 0,
+                f"{p}carveout_extra_max_kb: must be >= 0, got {self.carveout_extra_max_kb}")
         require(self.barriers_per_sm >= 0, f"{p}barriers_per_sm: must be >= 0 (0 = not a limit), "
                 f"got {self.barriers_per_sm}")
         require(self.max_warps * self.warp_size == self.max_threads,

@@ -158,6 +158,9 @@ def build_report(res, *, source_top: int = 10) -> Report:
         key = f"launch__occupancy_limit_{k}"
         if key in c:
             occ.add(key, f"Block Limit {k.replace('_', ' ').title()}", "block", c[key])
+    if "launch__shared_mem_config_size" in c:
+        occ.add("launch__shared_mem_config_size", "Shared Memory Configuration Size", "byte",
+                c["launch__shared_mem_config_size"])
     occ.notes.append("limited by " + (", ".join(getattr(o, "limiting", ()) or ()) or "-"))
 
     sched = Section("Scheduler Statistics")

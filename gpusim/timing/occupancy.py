@@ -12,12 +12,21 @@ algorithm of ``cuda_occupancy.h``, transcribed in ``shared/HARDWARE.md`` section
   warps are allocated from ``sm.register_partitions`` equal banks (one per SMSP on real GPUs), and a warp
   cannot straddle two banks, so the leftover of each bank is lost;
 - **shared_mem**: each block takes its static + dynamic shared memory plus the driver's per-block
-  reservation, rounded up to ``sm.shared_alloc_unit_bytes``, out of the carve-out (the preferred one, or the
-  next step big enough for one block);
+  reservation, rounded up to ``sm.shared_alloc_unit_bytes``, out of the carve-out the launch runs with;
 - **barriers** (cc >= 9.0 only): ``sm.barriers_per_sm`` slots, a block taking one per barrier it uses.
 
-Simplifies: the carve-out is what the caller asks for (CUDA treats it as a hint); thread-block clusters
-and cooperative launches are not modelled.
+The carve-out is the driver's choice (:func:`driver_carveout_bytes`), as Nsight Compute reports it in
+``launch__shared_mem_config_size`` and divides by in ``launch__occupancy_limit_shared_mem``: the driver sizes
+shared memory for the blocks the kernel can keep resident (and some more), not the largest step, and the
+L1 data cache gets the rest of the unified array (``Occupancy.l1_bytes_per_sm``).  The rule never leaves
+fewer blocks resident than the largest carve-out would, so the choice moves the reported limit and the L1
+size, not ``blocks_per_sm``.  A caller's preference (``carveout_kb``) replaces the rule.
+
+Simplifies: the rule was measured on the H100 with driver 580.159.04 (279 microbenchmark launches and the
+159 suite launches of ``tests/golden/h100/``); other GPUs use it with their own carve-out steps, unmeasured.
+A preference is taken as given (or the next step that holds one block); the H100 follows 0/25/50/100% but
+not the smaller percentages for 1024-thread blocks (``gpusim/hw/README.md``).  Thread-block clusters and
+cooperative launches are not modelled.
 """
 from __future__ import annotations
 
@@ -56,7 +65,8 @@ class Occupancy:
     occupancy_pct: float          # theoretical occupancy, % of the SM's warp slots
     registers_per_block_allocated: int        # registers, after per-warp rounding
     shared_bytes_per_block_allocated: int     # bytes, with reservation and rounding
-    shared_bytes_per_sm_configured: int       # bytes: the carve-out the limit was computed for
+    shared_bytes_per_sm_configured: int       # bytes: the carve-out the launch runs with (the driver's choice)
+    l1_bytes_per_sm: int                      # bytes: the unified L1 + shared array less that carve-out
     waves_per_sm: float | None = None         # grid blocks / (blocks_per_sm * SM count)
 
     def as_counters(self) -> dict[str, float]:
@@ -66,10 +76,13 @@ class Occupancy:
             "launch__occupancy_limit_registers": self.limit_registers,
             "launch__occupancy_limit_shared_mem": self.limit_shared_mem,
             "launch__occupancy_limit_warps": self.limit_warps,
+            "launch__shared_mem_config_size": self.shared_bytes_per_sm_configured,
             "sm__maximum_warps_per_active_cycle_pct": self.occupancy_pct,
         }
         if self.limit_barriers is not None:
-            counters["launch__occupancy_limit_barriers"] = self.limit_barriers
+            # ncu reports 32 on the H100 for kernels of 0 and 1 barriers (452 launches), where the barrier
+            # slots allow 64: it caps the term at the block slots.  Kernels of more barriers: not measured.
+            counters["launch__occupancy_limit_barriers"] = min(self.limit_barriers, self.limit_blocks)
         if self.waves_per_sm is not None:
             counters["launch__waves_per_multiprocessor"] = self.waves_per_sm
         return counters
@@ -106,15 +119,70 @@ def _register_limit(gpu: GpuConfig, warps_per_block: int, regs_per_thread: int) 
     return warps_per_bank * sm.register_partitions // warps_per_block, regs_per_warp
 
 
-def _shared_limit(gpu: GpuConfig, shared_static_bytes: int, shared_dynamic_bytes: int,
-                  carveout_kb: int | None, optin: bool) -> tuple[int, int, int]:
-    """(blocks per SM allowed by shared memory, bytes allocated per block, bytes of the carve-out)."""
+def _shared_per_block(gpu: GpuConfig, shared_bytes: int) -> int:
+    """Bytes a block takes out of the carve-out: its own plus the reservation, in allocation units
+    (ncu's ``launch__shared_mem_per_block_allocated``)."""
     sm = gpu.sm
-    per_block = _round_up(shared_static_bytes + sm.shared_reserved_per_block_bytes + shared_dynamic_bytes,
-                          sm.shared_alloc_unit_bytes)
+    return _round_up(shared_bytes + sm.shared_reserved_per_block_bytes, sm.shared_alloc_unit_bytes)
+
+
+def _smallest_carveout(gpu: GpuConfig, nbytes: int) -> int:
+    """Bytes of the smallest carve-out step holding ``nbytes`` (the largest step if none does)."""
+    steps = gpu.sm.shared_carveout_kb
+    return 1024 * next((kb for kb in steps if kb * 1024 >= nbytes), steps[-1])
+
+
+def driver_carveout_bytes(gpu: GpuConfig, threads_per_block: int | Sequence[int], regs_per_thread: int,
+                          shared_bytes_per_block: int) -> int:
+    """The shared-memory carve-out (bytes per SM) the driver configures for a launch that states no
+    preference: ncu's ``launch__shared_mem_config_size``; the L1 data cache is the rest of the unified array
+    (``gpu.sm.l1_shared_bytes`` minus this).
+
+    ``shared_bytes_per_block`` is the kernel's static + dynamic shared memory (without the per-block
+    reservation).  The rule, measured on the H100 (``gpusim/hw/README.md``, "The carve-out rule"; it gives
+    every one of the 279 default-preference microbenchmark launches and the 159 suite launches): let *occ*
+    be the blocks per SM that block slots, warps and registers allow, and *S* a block's allocation.  The
+    driver aims at room for ``min(max_blocks, carveout_blocks_factor_no_shared x occ)`` blocks when the
+    kernel has no shared memory, otherwise ``carveout_blocks_factor x occ`` (just *occ* when *occ* is 1 or
+    the block has more than ``carveout_single_above_threads`` threads), and takes the smallest carve-out
+    step that holds that many (or as many as fit in the largest step) blocks of *S* bytes; but for blocks
+    beyond *occ* it goes no higher than ``carveout_extra_max_kb``.  It never holds fewer blocks than the
+    largest carve-out would let run.
+    """
+    sm = gpu.sm
+    threads = _threads(threads_per_block)
+    warps_per_block = -(-threads // sm.warp_size)
+    per_block = _shared_per_block(gpu, shared_bytes_per_block)
+    if per_block == 0:
+        return 1024 * sm.shared_carveout_kb[0]
+    occ = min(sm.max_blocks, sm.max_warps // warps_per_block,
+              _register_limit(gpu, warps_per_block, regs_per_thread)[0])
+    if shared_bytes_per_block == 0:
+        target = min(sm.max_blocks, sm.carveout_blocks_factor_no_shared * occ)
+    elif occ == 1 or threads > sm.carveout_single_above_threads:
+        target = occ
+    else:
+        target = min(sm.max_blocks, sm.carveout_blocks_factor * occ)
+    fit = sm.shared_bytes_per_sm // per_block
+    for_occ = _smallest_carveout(gpu, min(occ, fit) * per_block)
+    for_target = _smallest_carveout(gpu, min(target, fit) * per_block)
+    extra_max = sm.carveout_extra_max_kb * 1024
+    if for_target > extra_max:
+        return min(for_target, max(extra_max, for_occ))
+    return for_target
+
+
+def _shared_limit(gpu: GpuConfig, threads: int, regs_per_thread: int, shared_static_bytes: int,
+                  shared_dynamic_bytes: int, carveout_kb: int | None,
+                  optin: bool) -> tuple[int, int, int, int]:
+    """(blocks per SM allowed by shared memory in the configured carve-out, the same in the largest one,
+    bytes allocated per block, bytes of the configured carve-out)."""
+    sm = gpu.sm
+    per_block = _shared_per_block(gpu, shared_static_bytes + shared_dynamic_bytes)
     steps_bytes = [kb * 1024 for kb in sm.shared_carveout_kb]
     if carveout_kb is None:
-        configured = sm.shared_bytes_per_sm
+        configured = driver_carveout_bytes(gpu, threads, regs_per_thread,
+                                           shared_static_bytes + shared_dynamic_bytes)
     elif carveout_kb in sm.shared_carveout_kb:
         configured = carveout_kb * 1024
     else:
@@ -126,13 +194,14 @@ def _shared_limit(gpu: GpuConfig, shared_static_bytes: int, shared_dynamic_bytes
     too_big = (shared_static_bytes > sm.shared_bytes_per_block or shared_dynamic_bytes > dynamic_limit
                or per_block > per_block_limit + sm.shared_reserved_per_block_bytes)
     if too_big:
-        return 0, per_block, configured
+        return 0, 0, per_block, configured
     if configured < per_block:
         # The driver takes the preference as a hint and moves to the next carve-out that fits one block.
         configured = next((b for b in steps_bytes if b >= per_block), steps_bytes[-1])
     if per_block == 0:
-        return gpu.sm.max_blocks, 0, configured
-    return configured // per_block, per_block, configured
+        return sm.max_blocks, sm.max_blocks, 0, configured
+    largest = sm.shared_bytes_per_sm if carveout_kb is None else configured
+    return configured // per_block, largest // per_block, per_block, configured
 
 
 def occupancy(gpu: GpuConfig, threads_per_block: int | Sequence[int], regs_per_thread: int,
@@ -142,7 +211,7 @@ def occupancy(gpu: GpuConfig, threads_per_block: int | Sequence[int], regs_per_t
     """Blocks of this launch configuration resident per SM, as ``cudaOccupancyMaxActiveBlocksPerMultiprocessor``.
 
     ``threads_per_block`` is a count or the block's (x, y, z); ``carveout_kb`` the preferred shared-memory
-    carve-out (default: the largest); ``optin`` means the kernel set the attribute that allows more than
+    carve-out (default: the driver's choice, :func:`driver_carveout_bytes`); ``optin`` means the kernel set the attribute that allows more than
     48 KB of dynamic shared memory; ``n_blocks`` (grid size) adds the waves count.
 
     Raises :class:`LaunchError` for launches CUDA rejects outright (more threads per block than the GPU
@@ -173,8 +242,8 @@ def occupancy(gpu: GpuConfig, threads_per_block: int | Sequence[int], regs_per_t
         "warps": sm.max_warps // warps_per_block,
     }
     limits["registers"], regs_per_warp = _register_limit(gpu, warps_per_block, regs_per_thread)
-    limits["shared_mem"], shared_per_block, shared_configured = _shared_limit(
-        gpu, shared_static_bytes, shared_dynamic_bytes, carveout_kb, optin)
+    limits["shared_mem"], shared_capacity, shared_per_block, shared_configured = _shared_limit(
+        gpu, threads, regs_per_thread, shared_static_bytes, shared_dynamic_bytes, carveout_kb, optin)
     limit_barriers = sm.barriers_per_sm // barriers_per_block if sm.barriers_per_sm else None
     if limit_barriers is not None:
         limits["barriers"] = limit_barriers
@@ -182,9 +251,11 @@ def occupancy(gpu: GpuConfig, threads_per_block: int | Sequence[int], regs_per_t
     unused = set()
     if regs_per_thread == 0:
         unused.add("registers")
-    if shared_per_block == 0:
-        unused.add("shared_mem")
     blocks = min(limits.values())
+    # The driver sizes its carve-out to the blocks the other resources allow, so its limit often equals
+    # theirs; shared memory limits only if the largest carve-out it could take would too.
+    if shared_per_block == 0 or shared_capacity > blocks:
+        unused.add("shared_mem")
     active_warps = blocks * warps_per_block
     waves = None
     if n_blocks is not None:
@@ -205,5 +276,6 @@ def occupancy(gpu: GpuConfig, threads_per_block: int | Sequence[int], regs_per_t
         registers_per_block_allocated=regs_per_warp * warps_per_block,
         shared_bytes_per_block_allocated=shared_per_block,
         shared_bytes_per_sm_configured=shared_configured,
+        l1_bytes_per_sm=sm.l1_shared_bytes - shared_configured,
         waves_per_sm=waves,
     )

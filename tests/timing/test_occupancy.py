@@ -6,13 +6,18 @@ shared/seeds/001_9cac806ec0d29a33.txt (study notes).
 """
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
 from gpusim.config import load_gpu
 from gpusim.errors import LaunchError
-from gpusim.timing.occupancy import occupancy
+from gpusim.timing.occupancy import driver_carveout_bytes, occupancy
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "h100"
+MICRO = GOLDEN / "micro"
 
 DEVICE_D = load_gpu("pmpp-device-d")
 A100 = load_gpu("a100")
@@ -263,9 +268,10 @@ def test_counters_use_nsight_compute_names():
     assert occ.as_counters() == {
         "launch__occupancy_limit_blocks": 32,
         "launch__occupancy_limit_registers": 4,
-        "launch__occupancy_limit_shared_mem": 228,              # 233472 // 1024 reserved bytes
+        "launch__occupancy_limit_shared_mem": 16,               # the driver's 16 KB carve-out // 1 KB reserved
         "launch__occupancy_limit_warps": 8,
-        "launch__occupancy_limit_barriers": 64,
+        "launch__occupancy_limit_barriers": 32,                 # 64 slots, reported capped at the 32 blocks
+        "launch__shared_mem_config_size": 16 * 1024,            # room for 4 x 4 blocks of 1 KB
         "sm__maximum_warps_per_active_cycle_pct": 50.0,
         "launch__waves_per_multiprocessor": 3.0,
     }
@@ -288,3 +294,92 @@ def test_waves_are_infinite_when_no_block_fits():
 def test_invalid_launches_are_launch_errors(kwargs, message):
     with pytest.raises(LaunchError, match=message):
         occupancy(H100, **kwargs)
+
+
+# --- the driver's carve-out, as Nsight Compute reports it (gpusim/hw/README.md, "The carve-out rule") ------
+
+@pytest.mark.parametrize("threads, regs, shared, config_kb, limit_shared_mem", [
+    (256, 16, 0, 32, 32),           # occ 8, no shared memory: room for 4 x 8 = 32 blocks of 1 KB
+    (256, 16, 1024, 32, 16),        # 2 KB per block, 2 x 8 = 16 blocks
+    (256, 16, 2048, 64, 21),        # 3 KB x 16 = 48 KB -> 64 KB
+    (256, 16, 8192, 132, 14),       # 9 KB x 16 = 144 KB, but past 132 KB only for the 8 blocks occ needs
+    (256, 16, 16384, 164, 9),       # 17 KB x 8 = 136 KB -> 164 KB: occ's own blocks may go above 132 KB
+    (1024, 32, 4096, 16, 3),        # 1024 threads: room for occ = 2 blocks of 5 KB only
+    (256, 64, 48 * 1024, 196, 4),   # 49 KB: 8 blocks (2 x occ 4) do not fit, the 4 that do need 196 KB
+])
+def test_h100_driver_carveout_examples(threads, regs, shared, config_kb, limit_shared_mem):
+    assert driver_carveout_bytes(H100, threads, regs, shared) == config_kb * 1024
+    occ = occupancy(H100, threads, regs, shared_static_bytes=shared)
+    assert occ.shared_bytes_per_sm_configured == config_kb * 1024
+    assert occ.limit_shared_mem == limit_shared_mem
+    assert occ.l1_bytes_per_sm == 256 * 1024 - config_kb * 1024
+
+
+@pytest.mark.parametrize("threads", [32, 64, 96, 128, 256, 384, 512, 768, 1024])
+@pytest.mark.parametrize("regs", [16, 32, 40, 64, 128])
+@pytest.mark.parametrize("shared", [0, 1000, 4096, 12 * 1024, 40 * 1024, 48 * 1024])
+def test_driver_carveout_never_costs_resident_blocks(threads, regs, shared):
+    """The driver's carve-out holds every block the largest one would: only the reported limit and the L1
+    size move, never blocks_per_sm."""
+    driver = occupancy(H100, threads, regs, shared_static_bytes=shared)
+    largest = occupancy(H100, threads, regs, shared_static_bytes=shared, carveout_kb=228)
+    assert driver.blocks_per_sm == largest.blocks_per_sm
+    assert driver.limiting == largest.limiting
+    assert driver.shared_bytes_per_sm_configured <= largest.shared_bytes_per_sm_configured
+
+
+def test_driver_carveout_on_a_gpu_with_one_step_is_that_step():
+    assert driver_carveout_bytes(DEVICE_D, 256, 10, 2048) == 16 * 1024
+    assert driver_carveout_bytes(DEVICE_D, 256, 10, 0) == 16 * 1024
+
+
+def _micro_carveout_launches() -> list[dict]:
+    """Every default-preference launch of the carve-out microbenchmarks, as ncu reported it."""
+    out = []
+    for name in ("carveout", "carveout2", "carveout3", "clocks"):
+        doc = json.loads((MICRO / f"{name}.json").read_text())
+        for block in ([doc["ncu"]] if "ncu" in doc else [doc["ncu_base"], doc["ncu_none"]]):
+            for row in block["rows"]:
+                x = row.get("ncu")
+                if x and "launch__registers_per_thread" in x and "carveout_pref" not in row.get("case", {}):
+                    out.append(x)
+    return out
+
+
+def test_driver_carveout_reproduces_every_h100_microbenchmark_launch():
+    launches = _micro_carveout_launches()
+    assert len(launches) >= 279
+    for x in launches:
+        shared = x["launch__shared_mem_per_block_static"] + x["launch__shared_mem_per_block_dynamic"]
+        occ = occupancy(H100, int(x["launch__block_size"]), int(x["launch__registers_per_thread"]),
+                        shared_static_bytes=int(x["launch__shared_mem_per_block_static"]),
+                        shared_dynamic_bytes=int(x["launch__shared_mem_per_block_dynamic"]),
+                        optin=shared > 48 * 1024)
+        want = {k: x[k] for k in occ.as_counters() if k.startswith("launch__") and k in x}
+        got = {k: v for k, v in occ.as_counters().items() if k in want}
+        assert got == want, (x["kernel"], x["launch__block_size"], x["launch__registers_per_thread"], shared)
+
+
+def _suite_records() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted((GOLDEN / "suites").glob("*__*.json"))]
+
+
+def test_occupancy_counters_equal_every_suite_record():
+    """Every launch__* attribute ncu reported for the 159 suite launches, from the launch file's registers
+    (ptxas's count: ncu reports at least 16, which allocates the same 512 registers per warp)."""
+    import programs
+    recs = _suite_records()
+    assert len(recs) >= 159
+    for rec in recs:
+        c = rec["counters"]
+        regs = programs.get(rec["program"]).registers(rec["kernel"])
+        assert -(-regs * 32 // 256) == -(-c["launch__registers_per_thread"] * 32 // 256), rec["program"]
+        occ = occupancy(H100, tuple(rec["block"]), regs, shared_static_bytes=c["launch__shared_mem_per_block_static"],
+                        shared_dynamic_bytes=c["launch__shared_mem_per_block_dynamic"],
+                        n_blocks=math.prod(rec["grid"]))
+        got = occ.as_counters()
+        for k, v in c.items():
+            if k.startswith("launch__occupancy_limit_") or k == "launch__shared_mem_config_size":
+                assert got[k] == v, (rec["program"], rec["size"], k, got[k], v)
+        assert got["launch__waves_per_multiprocessor"] == pytest.approx(c["launch__waves_per_multiprocessor"],
+                                                                         abs=0.006), (rec["program"], rec["size"])
