@@ -215,3 +215,53 @@ def validate_chrome_trace(doc: dict) -> list[str]:
                 problems.append(f"event {i}: slice overlaps the previous one on track {t2}")
             last_end[t2] = e["ts"] + e["dur"]
     return problems
+
+
+STREAM_TID_BASE = 1
+
+
+def program_trace_events(launches, *, gpu: str, clock_mhz: float) -> dict:
+    """A whole program's kernel launches (:class:`gpusim.cupy._session.LaunchRecord`) as a Chrome trace: one
+    slice per launch on its stream's track (``stream N``) of the GPU process, at its start on the program
+    clock (1 trace microsecond = 1 SM cycle, as in :func:`chrome_trace_events`), with its grid, block,
+    cycles, time, top stall and DRAM and L2 figures in ``args``; counter tracks of DRAM bytes and L2 hit
+    rate per launch.  Launches of emulate mode (no time) are left out."""
+    events: list[dict] = []
+    streams: set[int] = set()
+    for rec in launches:
+        t = rec.timing
+        if t is None:
+            continue
+        c = t.counters
+        dram = float(c.get("dram__bytes_read.sum", 0.0)) + float(c.get("dram__bytes_write.sum", 0.0))
+        tid = STREAM_TID_BASE + int(rec.stream)
+        streams.add(tid)
+        events.append({"name": rec.kernel, "cat": "launch", "ph": "X", "ts": int(rec.start_cycle),
+                       "dur": int(t.cycles), "pid": GPU_PID, "tid": tid,
+                       "args": {"launch": rec.index, "grid": list(rec.grid), "block": list(rec.block),
+                                "cycles": int(t.cycles), "time_us": round(t.cycles / clock_mhz, 4),
+                                "top_stall": rec.top_stall, "dram_bytes": dram,
+                                "l2_hit_rate_pct": round(float(c.get("lts__t_sector_hit_rate.pct", 0.0)), 2),
+                                "caches_flushed_before": bool(rec.flushed)}})
+        events.append({"name": "DRAM bytes per launch", "ph": "C", "ts": int(rec.start_cycle), "pid": GPU_PID,
+                       "args": {"bytes": dram}})
+        events.append({"name": "L2 hit rate per launch (%)", "ph": "C", "ts": int(rec.start_cycle), "pid": GPU_PID,
+                       "args": {"pct": round(float(c.get("lts__t_sector_hit_rate.pct", 0.0)), 2)}})
+    meta = [{"name": "process_name", "ph": "M", "ts": 0, "pid": GPU_PID, "tid": 0,
+             "args": {"name": f"GPU {gpu}: program"}}]
+    for tid in sorted(streams):
+        meta.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": GPU_PID, "tid": tid,
+                     "args": {"name": f"stream {tid - STREAM_TID_BASE}"}})
+    total = max((e["ts"] + e["dur"] for e in events if e["ph"] == "X"), default=0)
+    other = {"gpusim": {"gpu": gpu, "clock_mhz": clock_mhz, "launches": sum(e["ph"] == "X" for e in events),
+                        "cycles": total, "time_unit": "1 trace microsecond = 1 SM cycle"}}
+    return {"traceEvents": meta + events, "displayTimeUnit": "ns", "otherData": other}
+
+
+def write_program_trace(launches, path, *, gpu: str, clock_mhz: float) -> Path:
+    """Write :func:`program_trace_events` to ``path`` (JSON)."""
+    doc = program_trace_events(launches, gpu=gpu, clock_mhz=clock_mhz)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    return path

@@ -54,13 +54,16 @@ class Emulator:
 
     def launch(self, kernel: str | None, grid, block, args: list, *, symbols: dict | None = None,
                shared_mem: int = 0, record: bool = False, regs_per_thread: int | None = None,
-               progress=None) -> LaunchOutput:
+               progress=None, image=None) -> LaunchOutput:
+        """Run one launch.  ``image``: a :class:`~gpusim.functional.host.ModuleImage` of this module in a
+        heap that outlives the launch (pointer arguments are then its addresses); default: a fresh heap
+        holding the arguments."""
         t0 = time.perf_counter()
         k = select_kernel(self.module, kernel)
         grid3 = dim3(grid, "grid")
         block3 = dim3(block, "block")
         check_launch(k, grid3, block3, args, shared_mem)
-        dev = DeviceImage(self.module, k, args, symbols)
+        dev = DeviceImage(self.module, k, args, symbols, image)
         ck = self._compile(k, dev.global_addr)
         dev.warn_dtypes(ck.program)
         shared_static = ck.ctx.shared_static_bytes

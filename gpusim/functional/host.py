@@ -146,24 +146,84 @@ def check_launch(k: Kernel, grid3, block3, args, shared_mem: int) -> None:
                           f"({', '.join(p.name + ':' + p.type for p in k.params)}), got {len(args)}")
 
 
-class DeviceImage:
-    """Device memory of one launch: heap, constant bank, parameter buffer (see the module docstring)."""
+class ModuleImage:
+    """A module's variables in device memory: its ``.global`` variables as allocations of ``mem`` (with
+    their initial values) and its constant bank.
 
-    def __init__(self, module: Module, k: Kernel, args: list, symbols: dict | None):
+    One launch of :func:`gpusim.run` builds one with a fresh heap; a :mod:`gpusim.cupy` session builds one
+    per loaded module in the session's heap, so the variables keep their addresses and values across
+    launches, as a loaded CUDA module's do.  ``const_in_heap``: the constant bank is an allocation of the
+    heap too (it has a device address, which ``cudaGetSymbolAddress``/``RawModule.get_global`` give and
+    host copies write through); otherwise it is a separate buffer, which keeps a single launch's heap
+    layout to its arguments and ``.global`` variables.
+    """
+
+    def __init__(self, module: Module, mem: DeviceMemory, *, const_in_heap: bool = False):
         self.module = module
-        self.mem = mem = DeviceMemory()
-        # module .global variables and their initial values
+        self.mem = mem
         self.global_addr: dict[str, int] = {}
-        self._global_allocs = {}
+        self.global_allocs = {}
         for n, v in module.globals.items():
             if v.space == "global":
                 a = mem.allocate(n, v.size_bytes, v.init)
                 self.global_addr[n] = a.address
-                self._global_allocs[n] = a
-        self.const = const = np.zeros(max(16, (module.const_bytes + 15) // 16 * 16), dtype=np.uint8)
+                self.global_allocs[n] = a
+        const_bytes = max(16, (module.const_bytes + 15) // 16 * 16)
+        init = np.zeros(const_bytes, dtype=np.uint8)
         for n, v in module.globals.items():
             if v.space == "const" and v.init is not None:
-                const[v.offset: v.offset + len(v.init)] = np.frombuffer(v.init, dtype=np.uint8)
+                init[v.offset: v.offset + len(v.init)] = np.frombuffer(v.init, dtype=np.uint8)
+        self.const_alloc = None
+        self._const = init
+        if const_in_heap:
+            self.const_alloc = mem.allocate(f"{module.source_name}: constant bank", const_bytes, init)
+
+    @property
+    def const(self) -> np.ndarray:
+        """The constant bank's bytes (a view: writes go to the device)."""
+        if self.const_alloc is None:
+            return self._const
+        return self.mem.view(self.const_alloc.address, self.const_alloc.size_bytes)
+
+    def symbol_address(self, name: str) -> tuple[int, int]:
+        """(device address, size in bytes) of module variable ``name`` (a ``.const`` one only when the
+        constant bank is in the heap)."""
+        v = self.module.globals.get(name)
+        if v is None:
+            raise LaunchError(f"no module variable '{name}' (__constant__ or __device__) in "
+                              f"{self.module.source_name}; it has: {', '.join(self.module.globals) or 'none'}")
+        if v.space == "global":
+            return self.global_addr[name], v.size_bytes
+        if v.space == "const" and self.const_alloc is not None:
+            return self.const_alloc.address + v.offset, v.size_bytes
+        raise LaunchError(f"module variable '{name}' is in .{v.space} space, which has no device address here")
+
+    def free(self) -> None:
+        """Unmap the variables (the module is unloaded)."""
+        for a in list(self.global_allocs.values()) + ([self.const_alloc] if self.const_alloc else []):
+            self.mem.free(a)
+        self.global_allocs, self.const_alloc = {}, None
+
+
+class DeviceImage:
+    """Device memory of one launch: heap, constant bank, parameter buffer (see the module docstring).
+
+    ``image``: the module's variables already in a heap that outlives the launch (a :mod:`gpusim.cupy`
+    session); then pointer arguments are device addresses (integers), the module variables are read back
+    through that heap rather than returned, and array arguments become temporary allocations that the
+    launch frees once it has copied them back."""
+
+    def __init__(self, module: Module, k: Kernel, args: list, symbols: dict | None,
+                 image: ModuleImage | None = None):
+        self.module = module
+        self.persistent = image is not None
+        if image is None:
+            image = ModuleImage(module, DeviceMemory())
+        self.image = image
+        self.mem = mem = image.mem
+        self.global_addr = image.global_addr
+        self._global_allocs = image.global_allocs
+        const = image.const
         self.symbols = symbols = dict(symbols or {})
         for n, arr in symbols.items():
             v = module.globals.get(n)
@@ -193,6 +253,10 @@ class DeviceImage:
                 raw = pack_scalar(a, p, i)
             params[p.offset: p.offset + len(raw)] = np.frombuffer(raw, dtype=np.uint8)
 
+    @property
+    def const(self) -> np.ndarray:
+        return self.image.const
+
     def warn_dtypes(self, prog) -> None:
         """Warn (:class:`DtypeMismatchWarning`) when an array argument is read with another element type
         than its dtype: the kernel reads the array's bytes as that type (garbage, as on the GPU)."""
@@ -215,10 +279,16 @@ class DeviceImage:
                 f"GPU); pass a {np.dtype(_NP_OF_PTX.get(t, a.dtype))} array"), stacklevel=4)
 
     def outputs(self) -> tuple[list, dict[str, np.ndarray]]:
-        """The arguments (arrays as new arrays) and module variables after the launch."""
+        """The arguments (arrays as new arrays) and module variables after the launch (no variables when the
+        heap outlives the launch: they stay in it)."""
         out_args = []
         for a, al in zip(self.args, self._arg_allocs):
             out_args.append(a if al is None else self.mem.read(al).view(a.dtype).reshape(a.shape).copy())
+        if self.persistent:
+            for al in self._arg_allocs:
+                if al is not None:
+                    self.mem.free(al)
+            return out_args, {}
         out_syms = {}
         for n, v in self.module.globals.items():
             if v.space == "const":

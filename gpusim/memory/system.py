@@ -124,10 +124,21 @@ class MemorySystem:
             if c is not None:
                 for sector in c.dirty_sectors():
                     self.dram.access(0, sector * 32, True)
-        for caches in (self.l1, self.l2, self.const):
-            for c in caches:
-                if c is not None:
-                    c.invalidate()
+        for c in self.l2:
+            if c is not None:
+                c.invalidate()
+        self.invalidate_l1()
+
+    def invalidate_l1(self) -> None:
+        """Invalidate every SM's L1 and constant cache, keeping L2 and DRAM: what a kernel launch does (the
+        L1s are not coherent, so a launch must not see lines the previous kernel left there; the constant
+        bank may have been rewritten by the host in between)."""
+        for c in self.l1:
+            if c is not None:
+                c.invalidate()
+        for cc in self.const:
+            if cc is not None:
+                cc.cache.invalidate()
 
     # -- once per kernel ---------------------------------------------------------------------------------
     def begin(self, requests: Sequence[MemoryRequest]) -> None:
