@@ -2,9 +2,9 @@
 
     python benchmarks/isa_device.py [--out $OUT/isa_device.json] [--section NAME ...] [--timeout 120]
 
-Needs CuPy and numpy only (nothing of gpusim): each case is PTX text loaded with ``cupy.RawModule(code=PTX)``
-(the driver's ptxas compiles it with its defaults, ``--fmad=true``), or CUDA C compiled by CuPy's NVRTC as a
-user would (its PTX is kept).  The JSON keeps, for every case, the PTX, the launch, the inputs and the
+Needs CuPy and numpy only (nothing of gpusim): each case is PTX text loaded with ``cupy.RawModule(path=...)``
+from a temporary ``.ptx`` file (the driver's ptxas compiles it with its defaults, ``--fmad=true``), or CUDA C
+compiled by CuPy's NVRTC as a user would (its PTX is kept).  The JSON keeps, for every case, the PTX, the launch, the inputs and the
 outputs as raw bits, so that ``tests/hw/test_isa_device.py`` can rerun exactly that in the emulator and
 compare: bit for bit for the exact instructions and FMA contraction, within the PTX ISA's documented bounds
 (and the measured distance) for ``.approx``.  Sections: ``snippets`` (integer/bit/warp edge cases), ``kernels``
@@ -569,8 +569,18 @@ def fma_cases(compile_ptx, n: int = 4096) -> list[dict]:
 # ---------------------------------------------------------------------------------------------------------
 # running on the GPU
 # ---------------------------------------------------------------------------------------------------------
+def load_ptx(cp, ptx: str):
+    """A module from PTX text: ``cupy.RawModule(code=...)`` takes CUDA C, so PTX goes in by path (the
+    driver JIT-compiles it with ptxas's defaults, ``--fmad=true``)."""
+    import hashlib
+    import tempfile
+    path = Path(tempfile.gettempdir()) / f"isa_{hashlib.sha1(ptx.encode()).hexdigest()[:16]}.ptx"
+    path.write_text(ptx)
+    return cp.RawModule(path=str(path))
+
+
 def run_case(cp, case: dict) -> dict:
-    mod = cp.RawModule(code=case["ptx"])
+    mod = load_ptx(cp, case["ptx"])
     fn = mod.get_function(case["kernel"])
     dev, args = [], []
     for a in case["args"]:
