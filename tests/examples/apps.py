@@ -7,6 +7,7 @@ from pathlib import Path
 APPS_DIR = Path(__file__).resolve().parents[2] / "examples" / "apps"
 APPS = ("jacobi2d", "fdtd2d", "bfs")
 DEVICE_RECORD = Path(__file__).resolve().parents[1] / "golden" / "h100" / "apps" / "apps_device.json"
+NCU_RECORD = DEVICE_RECORD.with_name("apps_ncu.json")
 
 
 def load_app(name: str, sim: bool = True):
