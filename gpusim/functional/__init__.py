@@ -19,8 +19,13 @@ The modules, by concern::
     memory       the global heap and the generic-address windows
     specials     special registers of a batch
     simt         the SIMT stack (divergence, reconvergence) and block barriers, vectorised over warps
+    schedule     warp schedules: the order of warps and blocks (lockstep, reversed, random)
     recorder     the trace recorder;  trace: the trace format (KernelTrace, StaticInstr)
     faults       kernel errors with their locations;  floatops: IEEE-exact float helpers
+
+The checker (:mod:`gpusim.check`) attaches to a launch through ``Emulator.launch(checker=...)``: it
+instruments the compiled kernel (memory operands, barrier and warp-operation handlers) and adds nothing to
+an unchecked launch.
 """
 from gpusim.functional.emulator import EmulationStats, Emulator, LaunchOutput
 from gpusim.functional.trace import KernelTrace, StaticInstr

@@ -2,10 +2,15 @@
 
 A :class:`MemOp` is built once per memory instruction.  At each execution, :meth:`MemOp.locate` computes the
 executing lanes' addresses (``[reg+imm]``, ``[var+imm]`` or ``[imm]``), resolves a generic address to its
-state space by its window (:mod:`gpusim.functional.memory`), checks alignment (to the element size) and
-bounds (global: inside one allocation; the other spaces: inside the space's size), and returns one *part*
-per state space touched: ``(space, where, buffer, byte index)``, ``where`` being the positions of the part's
-lanes among the executing lanes (None: all of them).
+state space by its window (:mod:`gpusim.functional.memory`), checks alignment (to the size of the whole
+access: a ``.v2.f32`` access needs 8 bytes, as on the GPU) and bounds (global: inside one allocation; the
+other spaces: inside the space's size), and returns one *part* per state space touched:
+``(space, where, buffer, byte index)``, ``where`` being the positions of the part's lanes among the
+executing lanes (None: all of them).
+
+The three steps are methods of their own (:meth:`MemOp.split`, :meth:`MemOp.violation`, :meth:`MemOp.place`)
+so that the checker (:mod:`gpusim.check`) can run them itself: a kernel compiled with an instrument hands
+each ``MemOp`` to ``ctx.memop_hook`` once, which may replace its ``locate``; the plain path tests nothing.
 
 For the trace it leaves in the step (``st.addr``, ``st.space``) each lane's address *in its state space*:
 the global address, or the byte offset in the block's shared memory, in the thread's local memory
@@ -39,13 +44,18 @@ class MemOp:
         self.space = MemSpace(space or ins.space)
         self.elem = elem_bytes
         self.size = elem_bytes * ins.vec
+        # PTX: a vector access is aligned to its whole size (v2.f32: 8 bytes, v4.f32: 16)
+        self.align = self.size if self.size & (self.size - 1) == 0 else elem_bytes
         if operand is None:
             operand = 0 if ins.base in ("st", "red", "prefetch", "prefetchu", "applypriority", "discard", "st.async",
                                         "red.async") else 1
+        self.operand = operand          # which operand of the instruction this is (the checker asks)
         m = ins.operands[operand]
         assert isinstance(m, Mem)
         self.off = m.offset
         self.const_addr = None
+        self.rid = None
+        self.symbol = None          # the variable a [var+imm] operand names
         if isinstance(m.base, SymbolAddr):
             sspace, addr = ctx.symbol(m.base.name)
             if self.space is not MemSpace.GENERIC and sspace != self.space:
@@ -54,29 +64,29 @@ class MemOp:
             if self.space is MemSpace.GENERIC:
                 addr += GENERIC_WINDOWS.get(sspace, 0)
             self.const_addr = addr + m.offset
+            self.symbol = m.base.name
         elif m.base is None:
             self.const_addr = m.offset
         else:
             self.rid = m.base.id
+        hook = getattr(ctx, "memop_hook", None)
+        if hook is not None:
+            hook(self)
 
     def locate(self, fr, st):
         """The executing lanes' addresses and their parts (see the module docstring), after the checks; the
         state-space addresses are left in the step for the trace."""
         addr = self.addresses(fr, st)
-        if self.space is MemSpace.GENERIC:
-            codes = window_space(addr)
-            offsets = addr - WINDOW_BASE_BY_CODE[codes]
-            parts = []
-            for space in MemSpace.concrete():
-                where = np.flatnonzero(codes == space.code)
-                if where.size:
-                    parts.append(self._resolve_space(fr, st, space, offsets[where],
-                                                     where if where.size != addr.size else None))
-        else:
-            offsets = addr
-            parts = [self._resolve_space(fr, st, self.space, addr, None)]
+        parts = []
+        for space, offsets, where in self.split(addr):
+            if offsets.size:
+                bad = self.violation(fr, space, offsets)
+                if bad is not None:
+                    pos = int(np.flatnonzero(bad[1])[0])
+                    raise self.ctx.address_error(fr, st, self.ins, pos, where, int(offsets[pos]), space, bad[0])
+            parts.append(self.place(fr, st, space, offsets, where))
         if fr.recording:
-            st.addr = offsets
+            st.addr = self.trace_offsets(addr)
             st.space = parts[0][0].code if parts else MemSpace.GLOBAL.code
         return addr, parts
 
@@ -94,39 +104,74 @@ class MemOp:
         a = a.astype(np.int64)
         return (a + self.off) & 0xFFFFFFFF if self.off else a
 
-    def _resolve_space(self, fr, st, space: MemSpace, addr, where):
+    def split(self, addr: np.ndarray) -> list:
+        """``[(space, state-space offsets, where)]``: the lanes' addresses by the state space they fall in (a
+        generic address by its window; ``where`` as in the parts)."""
+        if self.space is not MemSpace.GENERIC:
+            return [(self.space, addr, None)]
+        codes = window_space(addr)
+        offsets = addr - WINDOW_BASE_BY_CODE[codes]
+        out = []
+        for space in MemSpace.concrete():
+            where = np.flatnonzero(codes == space.code)
+            if where.size:
+                out.append((space, offsets[where], where if where.size != addr.size else None))
+        return out
+
+    def trace_offsets(self, addr: np.ndarray) -> np.ndarray:
+        """Each lane's address in its state space (what the trace records)."""
+        if self.space is not MemSpace.GENERIC:
+            return addr
+        return addr - WINDOW_BASE_BY_CODE[window_space(addr)]
+
+    def violation(self, fr, space: MemSpace, addr: np.ndarray):
+        """None when every lane's access is aligned and inside its space (global: inside one allocation);
+        else ``(what, bad)``: the first problem found and a boolean mask of the lanes that have it."""
         size = self.size
-        if addr.size == 0:
-            return space, where, _EMPTY_BUF, addr
-        if self.elem > 1 and np.bitwise_or.reduce(addr) & (self.elem - 1):
-            mis = np.flatnonzero(addr & (self.elem - 1))
-            raise self.ctx.address_error(fr, st, self.ins, int(mis[0]), where, int(addr[mis[0]]), space,
-                                         f"misaligned {size}-byte access")
+        if self.align > 1 and np.bitwise_or.reduce(addr) & (self.align - 1):
+            return f"misaligned {size}-byte access", (addr & (self.align - 1)) != 0
         lo, hi = int(addr.min()), int(addr.max())
         if space is MemSpace.GLOBAL:
             # fast path: the whole access falls inside one allocation
             if not fr.mem.contains_range(lo, hi + size):
                 ok = fr.mem.check(addr, size)
                 if not ok.all():
-                    bad = int(np.flatnonzero(~ok)[0])
-                    raise self.ctx.address_error(fr, st, self.ins, bad, where, int(addr[bad]), space,
-                                                 "out-of-bounds access")
+                    return "out-of-bounds access", ~ok
+            return None
+        limit = space_limit(fr, space)
+        if limit is not None and (lo < 0 or hi + size > limit):
+            return f"out of bounds of the {limit}-byte .{space.value} window", (addr < 0) | (addr + size > limit)
+        return None
+
+    def place(self, fr, st, space: MemSpace, addr, where):
+        """The part ``(space, where, buffer, byte index)`` of the lanes ``where`` at state-space ``addr``."""
+        if addr.size == 0:
+            return space, where, _EMPTY_BUF, addr
+        if space is MemSpace.GLOBAL:
             return space, where, fr.mem.buf, addr - GLOBAL_BASE
         if space is MemSpace.SHARED:
-            limit, buf = fr.shared_size, fr.shared
-            phys_base = fr.lane_block_shared(st, where)
+            buf, phys_base = fr.shared, fr.lane_block_shared(st, where)
         elif space is MemSpace.LOCAL:
-            limit, buf = fr.local_size, fr.local
+            buf = fr.local
             lanes = st.lane_ids(fr) if where is None else st.lane_ids(fr)[where]
-            phys_base = lanes * limit     # the emulator's buffer: thread-major (the trace keeps offsets)
+            phys_base = lanes * fr.local_size     # the emulator's buffer: thread-major (the trace keeps offsets)
         elif space is MemSpace.CONST:
-            limit, buf, phys_base = fr.const_bytes, fr.const, 0
+            buf, phys_base = fr.const, 0
         elif space is MemSpace.PARAM:
-            limit, buf, phys_base = fr.param_bytes, fr.params, 0
+            buf, phys_base = fr.params, 0
         else:
             raise self.ctx.unsupported(self.ins, f"state space {space.value}")
-        if lo < 0 or hi + size > limit:
-            bad = int(np.flatnonzero((addr < 0) | (addr + size > limit))[0])
-            raise self.ctx.address_error(fr, st, self.ins, bad, where, int(addr[bad]), space,
-                                         f"out of bounds of the {limit}-byte .{space.value} window")
         return space, where, buf, addr + phys_base
+
+
+def space_limit(fr, space: MemSpace) -> int | None:
+    """Size in bytes of a state space other than global as one thread sees it (None: not modelled)."""
+    if space is MemSpace.SHARED:
+        return fr.shared_size
+    if space is MemSpace.LOCAL:
+        return fr.local_size
+    if space is MemSpace.CONST:
+        return fr.const_bytes
+    if space is MemSpace.PARAM:
+        return fr.param_bytes
+    return None

@@ -15,7 +15,10 @@ The parts: :mod:`~gpusim.functional.host` (launch checks, device memory, results
 barriers), :mod:`~gpusim.functional.recorder` (the trace), :mod:`~gpusim.functional.faults` (errors).
 
 Simplifications: one PC order among warps (no model of time); memory is sequentially consistent in that
-order (races resolve in it); ``%clock`` counts emulator steps.
+order (races resolve in it); ``%clock`` counts emulator steps.  ``schedule=`` runs another order
+(:mod:`gpusim.functional.schedule`: one warp at a time, reversed or random) so that order-dependent results
+show; ``checker=`` attaches the checker (:mod:`gpusim.check`): it instruments the compiled kernel and sees
+every batch's frame, and the plain path carries no test for it.
 """
 from __future__ import annotations
 
@@ -23,12 +26,14 @@ import time
 
 import numpy as np
 
+from gpusim.errors import LaunchError
 from gpusim.functional import faults
 from gpusim.functional.calls import CallStack
 from gpusim.functional.kernel import CompiledKernel, compile_kernel
 from gpusim.functional.host import (DeviceImage, EmulationStats, LaunchOutput, check_launch, dim3,
                                     select_kernel)
 from gpusim.functional.recorder import TraceRecorder
+from gpusim.functional.schedule import Lockstep, Schedule
 from gpusim.functional.simt import NEVER, SimtStack
 from gpusim.functional.specials import special_registers
 from gpusim.functional.state import AR32, FULL_MASK, Frame, Step
@@ -54,17 +59,22 @@ class Emulator:
 
     def launch(self, kernel: str | None, grid, block, args: list, *, symbols: dict | None = None,
                shared_mem: int = 0, record: bool = False, regs_per_thread: int | None = None,
-               progress=None, image=None) -> LaunchOutput:
+               progress=None, image=None, schedule: Schedule | None = None, checker=None) -> LaunchOutput:
         """Run one launch.  ``image``: a :class:`~gpusim.functional.host.ModuleImage` of this module in a
         heap that outlives the launch (pointer arguments are then its addresses); default: a fresh heap
-        holding the arguments."""
+        holding the arguments.  ``schedule``: the warp order (default :class:`Lockstep`); ``checker``: a
+        :class:`gpusim.check.Checker` that watches it."""
         t0 = time.perf_counter()
         k = select_kernel(self.module, kernel)
         grid3 = dim3(grid, "grid")
         block3 = dim3(block, "block")
         check_launch(k, grid3, block3, args, shared_mem)
+        schedule = schedule or Lockstep()
+        if record and (schedule.independent_threads or checker is not None):
+            raise LaunchError(f"a trace is recorded in the lockstep schedule without the checker, not "
+                              f"{'with the checker' if checker is not None else schedule}")
         dev = DeviceImage(self.module, k, args, symbols, image)
-        ck = self._compile(k, dev.global_addr)
+        ck = self._compile(k, dev.global_addr, checker)
         dev.warn_dtypes(ck.program)
         shared_static = ck.ctx.shared_static_bytes
         shared_total = _align(shared_static, 16) + int(shared_mem) if shared_mem else shared_static
@@ -74,15 +84,19 @@ class Emulator:
         per_batch = max(1, self.max_lanes // (wpb * 32))
         stats = EmulationStats(pc_warp_counts=np.zeros(len(ck.instructions), dtype=np.int64))
         recorder = TraceRecorder() if record else None
-        for b0 in range(0, n_blocks, per_batch):
-            nb = min(per_batch, n_blocks - b0)
+        if checker is not None:
+            checker.begin_launch(self.module, ck, dev, grid3, block3, shared_total)
+        done = 0
+        for b0, nb in schedule.batches(n_blocks, per_batch):
             if recorder is not None:
                 recorder.begin_batch(b0 * wpb, nb * wpb)
             # NaN, inf and integer wrap-around are GPU semantics here, not numpy warnings
             with np.errstate(all="ignore"):
-                self._run_batch(ck, dev, b0, nb, grid3, block3, shared_total, stats, recorder)
+                self._run_batch(ck, dev, b0, nb, grid3, block3, shared_total, stats, recorder, schedule,
+                                checker)
+            done += nb
             if progress is not None:
-                progress(b0 + nb, n_blocks)
+                progress(done, n_blocks)
         out_args, out_syms = dev.outputs()
         stats.wall_seconds = time.perf_counter() - t0
         trace = None
@@ -92,14 +106,17 @@ class Emulator:
                                     instructions=ck.static, meta={"source": self.module.source_name})
         return LaunchOutput(out_args, out_syms, stats, trace)
 
-    def _compile(self, k, global_addr: dict[str, int]) -> CompiledKernel:
-        key = (k.name, tuple(sorted(global_addr.items())), self.fmad)
+    def _compile(self, k, global_addr: dict[str, int], checker=None) -> CompiledKernel:
+        instrument = None if checker is None else checker.instrument
+        key = (k.name, tuple(sorted(global_addr.items())), self.fmad,
+               None if instrument is None else id(instrument))
         ck = self._compiled.get(key)
         if ck is None:
-            ck = self._compiled[key] = compile_kernel(self.module, k, global_addr, self.fmad)
+            ck = self._compiled[key] = compile_kernel(self.module, k, global_addr, self.fmad, instrument)
         return ck
 
-    def _frame(self, ck: CompiledKernel, dev: DeviceImage, b0, nb, grid3, block3, shared_total) -> Frame:
+    def _frame(self, ck: CompiledKernel, dev: DeviceImage, b0, nb, grid3, block3, shared_total,
+               independent_threads: bool = False) -> Frame:
         """Registers, memory spaces, special registers and SIMT stacks of blocks ``b0 .. b0+nb-1``."""
         k = ck.kernel
         prog = ck.program
@@ -124,17 +141,22 @@ class Emulator:
         fr.block0, fr.grid, fr.block = b0, grid3, block3
         fr.lane_block_all = np.arange(T, dtype=np.int64) // lpb
         fr.special = special_registers(T, lpb, b0, grid3, block3, shared_total, ck.ctx.shared_static_bytes)
-        fr.simt = SimtStack(nb * wpb, wpb, tpb)
+        fr.simt = SimtStack(nb * wpb, wpb, tpb, independent_threads=independent_threads)
         fr.simt.has_calls = prog.has_calls
         return fr
 
     def _run_batch(self, ck: CompiledKernel, dev: DeviceImage, b0, nb, grid3, block3, shared_total,
-                   stats: EmulationStats, recorder: TraceRecorder | None) -> None:
+                   stats: EmulationStats, recorder: TraceRecorder | None, schedule: Schedule,
+                   checker=None) -> None:
         k = ck.ctx.kernel
         instrs = ck.instructions
-        fr = self._frame(ck, dev, b0, nb, grid3, block3, shared_total)
+        fr = self._frame(ck, dev, b0, nb, grid3, block3, shared_total,
+                         schedule.independent_threads or checker is not None)
         fr.recording = recorder is not None
+        if checker is not None:
+            checker.begin_batch(fr)
         simt = fr.simt
+        pick = schedule.pick
         W = simt.pc.size
         st = Step()
         handlers, is_control = ck.handlers, ck.is_control
@@ -143,14 +165,13 @@ class Emulator:
         clock = ck.uses_clock
         n_steps = 0
         while True:
-            pc = simt.next_pc()
+            pc, selw = pick(simt)
             if pc == NEVER:
                 if simt.finished:
                     break
                 if simt.parked.any() and not simt.waiting.any():
                     raise faults.mbarrier_deadlock(self.module, k, fr, simt)
                 raise faults.barrier_deadlock(self.module, k, fr, simt)
-            selw = simt.warps_at(pc)
             n = selw.size
             ins = instrs[pc]
             act = simt.mask[selw]
@@ -191,6 +212,8 @@ class Emulator:
                 simt.advance(selw)
             if recorder is not None:
                 recorder.record(st)
+        if checker is not None:
+            checker.end_batch(fr)
         stats.steps += n_steps
         stats.branches += simt.branches
         stats.divergent_branches += simt.divergent_branches

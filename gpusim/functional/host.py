@@ -278,6 +278,11 @@ class DeviceImage:
                 f".{t} ({ins.opcode} at {loc.brief()}): its bytes are read as .{t} values (garbage, as on the "
                 f"GPU); pass a {np.dtype(_NP_OF_PTX.get(t, a.dtype))} array"), stacklevel=4)
 
+    def arg_allocation(self, i: int):
+        """The device buffer of argument ``i`` (an :class:`~gpusim.functional.memory.Allocation`), None for a
+        value argument."""
+        return self._arg_allocs[i]
+
     def outputs(self) -> tuple[list, dict[str, np.ndarray]]:
         """The arguments (arrays as new arrays) and module variables after the launch (no variables when the
         heap outlives the launch: they stay in it)."""

@@ -5,7 +5,8 @@ They read other lanes of the same warp, so they work on ``[warps, 32]`` lane mat
 operand ``c`` (a lane outside the segment reads its own value, and the optional predicate destination is
 false); ``vote.sync`` ``.all/.any/.uni`` reduce a predicate over the executing lanes, ``.ballot`` returns
 their mask; ``activemask`` the warp's active mask.  The member-mask operands are read but not checked
-against the executing lanes (a kernel that names lanes that do not arrive is undefined on the GPU too).
+against the executing lanes here (a kernel that names lanes that do not arrive is undefined on the GPU
+too); the checker's synccheck (:mod:`gpusim.check.synccheck`) checks them.
 The forms without ``.sync`` (``vote.any.pred``, ``shfl.idx.b32``, sm_6x and older) act on the active lanes.
 ``redux.sync`` reduces over the executing lanes (``.add .min .max`` u32/s32, ``.and .or .xor`` b32, f32
 ``.min .max`` with ``.abs``/``.NaN``); ``match.any`` gives each lane the mask of lanes holding its value,

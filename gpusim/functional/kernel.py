@@ -6,6 +6,10 @@ then module-scope ``.shared``, then the dynamic ``extern`` array), gives every v
 state space, and asks the instruction table (:mod:`gpusim.functional.registry`) for each instruction's
 handler, so that a kernel with an instruction gpusim has no semantics for is rejected before it runs, with
 its location.
+
+An *instrument* (the checker's, :mod:`gpusim.check`) sees the kernel while it is compiled: it is given every
+memory operand (``instrument.memop(MemOp)``) and then the handler list (``instrument.wrap(ctx, handlers)``
+returns the handlers to use), so that checks cost nothing in a kernel compiled without one.
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ class KernelContext:
         self.table = symbols
         self.shared_static_bytes = shared_static_bytes
         self.program = program
+        self.memop_hook = None            # an instrument's: called with each MemOp as it is built
 
     def frame(self, key: str) -> tuple[int, int]:
         """(offset, bytes) of a ``.param`` variable in the thread's parameter frame."""
@@ -75,9 +80,11 @@ class CompiledKernel:
         return self.program.instructions
 
 
-def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int], fmad: bool = True) -> CompiledKernel:
+def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int], fmad: bool = True,
+                   instrument=None) -> CompiledKernel:
     """Handlers for every instruction of ``k`` and the functions it calls; ``global_addr``: the launch's
-    addresses of module globals; ``fmad``: contract mul + add into fma as ptxas does by default."""
+    addresses of module globals; ``fmad``: contract mul + add into fma as ptxas does by default;
+    ``instrument``: see the module docstring."""
     prog = link(module, k, fmad=fmad)
     shared = {v.name: v.offset for v in k.shared_vars}
     top = k.shared_bytes
@@ -104,6 +111,8 @@ def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int], fmad:
         symbols.update({n: (space, a) for n, a in layout.items()})
     symbols.update({f.name: (MemSpace.GLOBAL, f.address) for f in prog.functions.values()})
     ctx = KernelContext(_Named(prog), module, symbols, top, prog)
+    if instrument is not None:
+        ctx.memop_hook = instrument.memop
     handlers, is_control = [], []
     for ins in prog.instructions:
         row = lookup(ins)
@@ -116,6 +125,8 @@ def compile_kernel(module: Module, k: Kernel, global_addr: dict[str, int], fmad:
                 raise
             raise ctx.unsupported(ins, str(e)) from None
         is_control.append(row.control)
+    if instrument is not None:
+        handlers = instrument.wrap(ctx, handlers)
     clocks = {"%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi"}
     uses_clock = any(isinstance(o, SpecialReg) and o.name in clocks for i in prog.instructions for o in i.operands)
     return CompiledKernel(k, handlers, is_control, ctx, [static_instruction(i) for i in prog.instructions], prog,

@@ -22,6 +22,17 @@ at that PC *and* depth, so a recursive activation passing the PC where an outer 
 pop it.  A multi-way branch (``brx.idx``, an indirect call with different targets) pushes one entry per
 target.
 
+With ``independent_threads=True`` (the checker's mode, :mod:`gpusim.check`) a barrier counts threads as
+Volta's independent thread scheduling does: a warp that reaches ``bar.sync`` while some of its live lanes
+are elsewhere (on the other side of a branch, or held at a reconvergence point) *holds* the arriving lanes
+at the barrier (:meth:`SimtStack._hold`) and runs the others, so that a barrier in divergent code, or one
+that the rest of the block reaches only by exiting, completes as it does on the GPU instead of deadlocking.
+Held lanes count as waiting; they resume after the release.  Without it (the default) such a warp waits whole, and
+the emulator reports the deadlock.
+
+``epoch`` counts each block's barrier releases (the checker's racecheck orders accesses by it); ``alive``
+holds each warp's lanes that have not exited, ``valid`` the lanes it has at all (a partial last warp).
+
 ``ready_pc`` is what the emulator schedules by: the PC each warp runs next, or :data:`NEVER` while it waits
 at a barrier or is done.  The emulator executes the lowest ready PC for every warp standing there at once.
 """
@@ -38,8 +49,10 @@ NEVER = np.iinfo(np.int64).max       # ready_pc of a warp that cannot run (waiti
 class SimtStack:
     """SIMT stacks and barrier state of ``n_warps`` warps (``warps_per_block`` per block, blocks in order)."""
 
-    def __init__(self, n_warps: int, warps_per_block: int, threads_per_block: int, depth: int = 16):
+    def __init__(self, n_warps: int, warps_per_block: int, threads_per_block: int, depth: int = 16,
+                 independent_threads: bool = False):
         W = n_warps
+        self.independent_threads = independent_threads
         self.warps_per_block = warps_per_block
         valid = np.clip(threads_per_block - (np.arange(W) % warps_per_block) * 32, 0, 32)
         init = np.where(valid >= 32, FULL_MASK, (np.uint64(1) << valid.astype(np.uint64)) - 1).astype(np.uint32)
@@ -58,10 +71,15 @@ class SimtStack:
         self.waiting = np.zeros(W, dtype=bool)           # at a barrier
         self.parked = np.zeros(W, dtype=bool)            # at an mbarrier wait whose phase has not completed
         self.done = init == 0
+        self.valid = init.copy()                         # lanes the warp has
+        self.alive = init.copy()                         # ... that have not exited
+        self.bar_lanes = np.zeros(W, dtype=np.uint32)    # lanes held at a barrier below the top (independent
+        self.stack_at_bar = np.zeros((W, depth), dtype=bool)   # threads): their entries, and which they are
         self.ready_pc = np.where(self.done, NEVER, self.pc)
         self.block_of = np.arange(W) // warps_per_block
         n_blocks = (W + warps_per_block - 1) // warps_per_block
         self.live = np.bincount(self.block_of, weights=popcount32(init), minlength=n_blocks).astype(np.int64)
+        self.epoch = np.zeros(n_blocks, dtype=np.int64)  # barrier releases per block
         self.branches = 0              # warp-level branch executions
         self.divergent_branches = 0    # ... whose active lanes disagreed
         self.barriers = 0              # block barrier releases
@@ -192,6 +210,7 @@ class SimtStack:
         """``ret``/``exit``: ``lanes`` (per warp) finish; they leave every entry of their warp's stack and no
         longer count at their block's barrier."""
         self.mask[ws] &= ~lanes
+        self.alive[ws] &= ~lanes
         self.stack_mask[ws] &= ~lanes[:, None]
         blocks = self.block_of[ws]
         np.subtract.at(self.live, blocks, popcount32(lanes).astype(np.int64))
@@ -203,6 +222,11 @@ class SimtStack:
     def wait_at_barrier(self, ws: np.ndarray) -> None:
         """``bar.sync``: the warps wait (they resume after the barrier) until their block releases."""
         self.pc[ws] += 1
+        if self.independent_threads:
+            elsewhere = self.alive[ws] & ~self.mask[ws] & ~self.bar_lanes[ws]
+            if elsewhere.any():
+                held = np.array([self._hold(int(w)) for w in ws[elsewhere != 0]], dtype=bool)
+                ws = np.concatenate([ws[elsewhere == 0], ws[elsewhere != 0][~held]])
         self.waiting[ws] = True
         self.ready_pc[ws] = NEVER
         self._release(self.block_of[ws])
@@ -260,6 +284,17 @@ class SimtStack:
                 self.depth[wp] = self.stack_depth[wp, s]
                 self.rdepth[wp] = self.stack_rdepth[wp, s]
             self.ready_pc[wp] = pc[wp]   # the popped entry may resume elsewhere (a pending fall-through path)
+            if self.independent_threads:
+                held = self.stack_at_bar[wp, s]
+                if held.any():           # held lanes come back to the top: the warp waits at the barrier
+                    wh = wp[held]
+                    self.stack_at_bar[wh, s[held]] = False
+                    self.bar_lanes[wh] &= ~mask[wh]
+                    self.waiting[wh] = True
+                    self.ready_pc[wh] = NEVER
+                    wp = wp[~held]
+                    for w in wh[(self.alive[wh] & ~mask[wh] & ~self.bar_lanes[wh]) != 0].tolist():
+                        self._hold(w)    # other lanes are still elsewhere: they run while these wait
             ws = wp
 
     def _refresh(self, ws: np.ndarray) -> None:
@@ -269,13 +304,70 @@ class SimtStack:
         wpb = self.warps_per_block
         for b in np.unique(blocks):
             ws = np.arange(b * wpb, (b + 1) * wpb)
-            wait_w = ws[self.waiting[ws]]
-            if wait_w.size == 0:
+            waiting = self.waiting[ws]
+            wait_w = ws[waiting]
+            if self.independent_threads:     # held lanes count as arrived
+                arrived = int(popcount32(np.where(waiting, self.mask[ws], 0).astype(np.uint32)
+                                         | self.bar_lanes[ws]).sum())
+            elif wait_w.size:
+                arrived = int(popcount32(self.mask[wait_w]).sum())
+            else:
                 continue
-            if int(popcount32(self.mask[wait_w]).sum()) == self.live[b]:
+            if arrived and arrived == self.live[b]:
                 self.waiting[wait_w] = False
                 self.ready_pc[wait_w] = np.where(self.done[wait_w] | self.parked[wait_w], NEVER, self.pc[wait_w])
                 self.barriers += 1
+                self.epoch[b] += 1
+                if self.independent_threads:
+                    self.bar_lanes[ws] = 0
+                    self.stack_at_bar[ws] = False
+                    self._settle(wait_w)       # a path whose barrier was its last instruction ends here
+
+    def _hold(self, w: int) -> bool:
+        """Warp ``w``'s top entry waits at a barrier while live lanes of the warp are elsewhere (independent
+        threads): hold it below and run other lanes.  Below the held entries (and the reconvergence entries
+        whose lanes all wait), either a sibling path not yet run (it becomes the top), or the reconvergence
+        entry that holds the other lanes: those run on from it, and every entry above it, once released,
+        continues to that entry's own reconvergence point instead.  False when neither fits (the warp then
+        waits whole)."""
+        sp = int(self.sp[w])
+
+        def entry(i):       # (pc, mask, rpc, rdepth, depth, held at a barrier)
+            return (int(self.stack_pc[w, i]), int(self.stack_mask[w, i]), int(self.stack_rpc[w, i]),
+                    int(self.stack_rdepth[w, i]), int(self.stack_depth[w, i]), bool(self.stack_at_bar[w, i]))
+        top = (int(self.pc[w]), int(self.mask[w]), int(self.rpc[w]), int(self.rdepth[w]), int(self.depth[w]), True)
+        waiting = top[1]
+        s = sp - 1
+        while s >= 0:
+            m = int(self.stack_mask[w, s])
+            if self.stack_at_bar[w, s]:
+                waiting |= m
+            elif m & ~waiting:
+                break
+            s -= 1
+        if s < 0:
+            return False
+        row = entry(s)
+        above = [entry(i) for i in range(s + 1, sp)] + [top]
+        if row[1] & waiting == 0:
+            entries, new_top = above, row
+        elif row[1] & top[1] == top[1]:
+            # entries that would reconverge at the row's point go on to where the row itself reconverges
+            entries = [(e[0], e[1], row[2], row[3], e[4], e[5]) if (e[2], e[3]) == (row[0], row[4]) else e
+                       for e in above]
+            new_top = (row[0], row[1] & ~waiting, row[2], row[3], row[4], False)
+        else:
+            return False
+        for i, e in enumerate(entries, start=s):
+            self._push(w, i, e[0], np.uint32(e[1]), e[2], e[3], e[4])
+            self.stack_at_bar[w, i] = e[5]
+        self.sp[w] = s + len(entries)
+        self.pc[w], self.mask[w], self.rpc[w], self.rdepth[w], self.depth[w] = new_top[:5]
+        self.bar_lanes[w] |= np.uint32(top[1])
+        self.waiting[w] = False
+        self.ready_pc[w] = new_top[0]
+        self._settle(np.array([w]))
+        return True
 
     def _grow(self) -> None:
         W, D = self.stack_pc.shape
@@ -284,3 +376,4 @@ class SimtStack:
         self.stack_rpc = np.concatenate([self.stack_rpc, np.zeros((W, D), np.int64)], axis=1)
         self.stack_depth = np.concatenate([self.stack_depth, np.zeros((W, D), np.int64)], axis=1)
         self.stack_rdepth = np.concatenate([self.stack_rdepth, np.zeros((W, D), np.int64)], axis=1)
+        self.stack_at_bar = np.concatenate([self.stack_at_bar, np.zeros((W, D), bool)], axis=1)

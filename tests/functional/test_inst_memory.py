@@ -437,3 +437,24 @@ WAIT:
     body = body.replace("192;     // 32 x 4 bytes + 32 x 2 x ... see below", "256;     // 32 x 4 + 32 x 4 bytes")
     res = gpusim.run(kernel(body, ".param .u64 p_out"), grid=1, block=32, args=[np.zeros(32, np.uint32)])
     assert res.args[0].tolist() == [t + 7 + 32 for t in range(32)]
+
+
+@pytest.mark.parametrize("vec, t, offset, ok", [(2, "f32", 8, True), (2, "f32", 4, False),
+                                                (4, "f32", 16, True), (4, "f32", 8, False),
+                                                (2, "f64", 16, True), (2, "f64", 8, False)])
+def test_a_vector_access_is_aligned_to_its_whole_size(vec, t, offset, ok):
+    # the H100 faults on ld.v2.f32 at a 4-byte aligned address: the alignment is the vector's size
+    regs = ", ".join(f"%v{k}" for k in range(vec))
+    width = 64 if t == "f64" else 32
+    ptx = kernel(f"""
+    .reg .b64 %rd<2>; .reg .b{width} %v<{vec}>;
+    ld.param.u64 %rd1, [p_in];
+    ld.global.v{vec}.{t} {{{regs}}}, [%rd1+{offset}];
+    """, ".param .u64 p_in", name="vec")
+    args = [np.zeros(16, np.float64) if t == "f64" else np.zeros(32, np.float32)]
+    if ok:
+        gpusim.run(ptx, grid=1, block=1, args=args)
+    else:
+        from gpusim.errors import IllegalAddressError
+        with pytest.raises(IllegalAddressError, match=f"misaligned {vec * width // 8}-byte access"):
+            gpusim.run(ptx, grid=1, block=1, args=args)

@@ -162,3 +162,56 @@ def test_a_barrier_reached_by_part_of_a_warp_never_releases_and_leaves_a_held_pa
     s.wait_at_barrier(warps(0))
     assert s.next_pc() == NEVER and not s.finished                      # the emulator reports a deadlock
     assert s.held_paths(0) == [(20, ALL), (1, HIGH16)]                  # lanes 16-31 wait at pc 1
+
+
+def test_every_release_of_a_blocks_barrier_advances_its_epoch():
+    s = SimtStack(4, 2, 64)                                             # 2 blocks of 2 warps
+    s.wait_at_barrier(warps(0, 1))
+    s.wait_at_barrier(warps(0, 1))
+    s.wait_at_barrier(warps(2, 3))
+    assert list(s.epoch) == [2, 1]                                      # what racecheck orders accesses by
+
+
+# ---- independent-thread barriers (the checker's mode) -------------------------------------------------------
+def its(n_warps=1, wpb=1, tpb=32):
+    return SimtStack(n_warps, wpb, tpb, independent_threads=True)
+
+
+def test_its_a_barrier_in_one_branch_holds_its_lanes_and_runs_the_others():
+    s = its()
+    s.branch(warps(0), lanes(LOW16), target=10, reconverge=20)          # if (lane < 16) { __syncthreads(); }
+    run_to(s, 0, 12)
+    s.wait_at_barrier(warps(0))
+    assert top(s) == (1, HIGH16, 20, 2) and int(s.bar_lanes[0]) == LOW16   # lanes 16-31 run their path
+    assert not s.waiting[0] and s.next_pc() == 1
+    run_path(s, 0)                                  # ... to the reconvergence point, and on past it,
+    assert top(s) == (20, HIGH16, -1, 1) and int(s.bar_lanes[0]) == LOW16  # as lanes 0-15 still wait there
+    assert s.barriers == 0                                              # lanes 16-31 are alive: it holds
+
+
+def test_its_lanes_held_at_the_reconvergence_point_run_on_and_their_exit_releases_the_barrier():
+    s = its(2, 2, 64)
+    # if (t < 16) __syncthreads(); ... return: lanes 16-31 branch straight to the reconvergence point
+    s.branch(warps(0), lanes(HIGH16), target=20, reconverge=20)
+    assert top(s) == (1, LOW16, 20, 1)
+    s.wait_at_barrier(warps(0))                                         # lanes 0-15 wait at pc 1
+    assert top(s) == (20, HIGH16, -1, 1) and int(s.bar_lanes[0]) == LOW16  # lanes 16-31 go on past the if
+    s.exit(warps(0), lanes(HIGH16))                                     # ... and return
+    s.exit(warps(1), lanes(ALL))                                        # so does the other warp
+    assert s.barriers == 1 and not s.waiting.any() and list(s.epoch) == [1]
+    assert top(s) == (2, LOW16, -1, 0) and s.next_pc() == 2             # lanes 0-15 continue to the end
+
+
+def test_its_two_barriers_in_the_branches_of_an_if_else_release_together():
+    s = its()
+    s.branch(warps(0), lanes(0x55555555), target=10, reconverge=20)     # even lanes: then-branch
+    run_to(s, 0, 11)
+    s.wait_at_barrier(warps(0))                                         # even lanes wait at pc 11
+    assert top(s) == (1, 0xAAAAAAAA, 20, 2)                             # odd lanes run the else-branch
+    run_to(s, 0, 3)
+    s.wait_at_barrier(warps(0))                                         # odd lanes wait at pc 3: all here
+    assert s.barriers == 1 and s.next_pc() == 4                         # released: odd lanes go on first
+    run_path(s, 0)
+    assert top(s) == (12, 0x55555555, 20, 1)                            # then the even ones
+    run_path(s, 0)
+    assert top(s) == (20, ALL, -1, 0)                                   # and they reconverge
