@@ -53,7 +53,9 @@ FILLS: dict[str, dict[str, Any]] = {
     "range": {"start": 0, "step": 1}, "npy": {"file": None}, "python": {"function": None},
 }
 ARG_KEYS = ("name", "dtype", "value", "shape", "fill", "low", "high", "mean", "std", "start", "step", "file",
-            "function")
+            "function", "host")
+#: host-side states of an argument buffer (``host = ...``): what the checker (``gpusim check``) assumes of it
+HOST_STATES = ("uninitialised", "freed")
 DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
           "float64")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -115,6 +117,7 @@ class Entry:
     fill: str | None = None        # an array: how to fill it
     shape: tuple | None = None     # ints or expressions
     options: tuple = ()            # (key, value) of the fill's own keys, defaults applied
+    host: str | None = None        # an argument buffer's host-side state: "uninitialised" or "freed"
 
     @property
     def is_scalar(self) -> bool:
@@ -259,6 +262,16 @@ class LaunchSpec:
         return Launch(self._kernel_for(p, size or self.default_size), self._dims("grid", self.grid, p),
                       self._dims("block", self.block, p),
                       evaluate_int(self.shared_mem_expr, p, f"{self.label}: [launch] shared_mem", minimum=0))
+
+    def host_states(self) -> dict[str, list[int]]:
+        """``{"uninitialised": [argument indices], "freed": [...]}`` from the ``host`` keys of the
+        ``[[args]]``: buffers the host allocated and never wrote, or freed before the launch (the checker
+        reports reads of the first and any access to the second; a plain run uses their fill)."""
+        out: dict[str, list[int]] = {}
+        for i, e in enumerate(self.args):
+            if e.host is not None:
+                out.setdefault(e.host, []).append(i)
+        return out
 
     # -- inputs --------------------------------------------------------------------------------------
     def make_args(self, size: str | None = None, seed: int = 0) -> list:
@@ -679,8 +692,12 @@ class _Reader:
         if fill not in FILLS:
             raise self.err(where, f"fill = \"{fill}\": expected one of {', '.join(FILLS)}")
         own = FILLS[fill]
+        host = raw.get("host")
+        if host is not None and (symbol or host not in HOST_STATES):
+            raise self.err(where, f"host = {host!r}: " + ("a symbol has no host state" if symbol else
+                                                          f"expected one of {', '.join(map(repr, HOST_STATES))}"))
         for k in raw:
-            if k not in ("name", "dtype", "fill", "shape") and k not in own:
+            if k not in ("name", "dtype", "fill", "shape", "host") and k not in own:
                 raise self.err(where, f"{k!r} does not go with fill = \"{fill}\""
                                       + (f" (it takes {', '.join(own)})" if own else ""))
         shape = raw.get("shape")
@@ -701,7 +718,7 @@ class _Reader:
         if fill in ("integers",) and dt.kind not in "iu":
             raise self.err(where, f"fill = 'integers' needs an integer dtype, not {dt.name!r}")
         return Entry(name, f"{self.label}: {where}", dt, fill=fill,
-                     shape=None if shape is None else tuple(shape), options=tuple(options))
+                     shape=None if shape is None else tuple(shape), options=tuple(options), host=host)
 
     def entries(self) -> list[Entry]:
         raw = self.t.get("args", [])

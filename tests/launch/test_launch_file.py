@@ -339,3 +339,22 @@ def test_cuda_signatures():
     got = [(p.name, p.pointer, p.dtype) for p in found["k1"]]
     assert got == [("in", True, "float32"), ("out", True, "float32"), ("n", False, "uint32"),
                    ("s", False, "float64"), ("a", True, "int32"), ("m", False, None)]
+
+
+def test_an_array_may_say_the_host_left_it_uninitialised_or_freed(tmp_path):
+    # the checker (gpusim check) reads this; a plain run uses the fill
+    text = GEMM.replace('step = 2\n', 'step = 2\nhost = "uninitialised"\n').replace(
+        'low = 0.0\nhigh = 1.0\n', 'low = 0.0\nhigh = 1.0\nhost = "freed"\n', 1)
+    spec = load(write(tmp_path, text))
+    assert spec.host_states() == {"freed": [1], "uninitialised": [2]}
+    assert load(write(tmp_path, GEMM)).host_states() == {}
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("step = 2\n", 'step = 2\nhost = "stale"\n', "[[args]] #3 'idx': host = 'stale': expected one of "
+                                                 "'uninitialised', 'freed'"),
+    ("value = 1.5", 'value = 1.5\nhost = "freed"', "[[args]] #1 'alpha': 'host' goes with 'fill'"),
+    ("[symbols.M]\n", '[symbols.M]\nhost = "freed"\n', "[symbols.M]: host = 'freed': a symbol has no host state"),
+])
+def test_a_host_state_is_checked(tmp_path, old, new, message):
+    assert message in _error(tmp_path, old, new)
