@@ -6,6 +6,13 @@ file (``kernel.toml`` beside it, ``launch=`` another one; the bundled programs h
 one of its named sizes (or ``"n=5000"``: the default size with a parameter changed), ``seed=`` its inputs.  The result keeps the
 arguments after the launch (arrays come back as new arrays: the caller's are untouched), the module
 variables (``symbols``), emulation statistics, and in timing mode the timing result and its counters.
+
+``sanitize="all"`` (or a tool name, or a list: racecheck, initcheck, synccheck, memcheck) runs the launch
+under the checker (:mod:`gpusim.check`; emulate mode) and keeps its report in ``res.sanitizer``.
+``schedule="reversed"`` or ``"random"`` (with ``schedule_seed``) runs the warps in another order
+(:mod:`gpusim.functional.schedule`); under the checker the report then says which outputs changed.
+``host={"uninitialised": ["out"], "freed": ["in"]}`` tells the checker which argument buffers the host
+allocated without writing, or freed before the launch (a launch file says it with ``host = ...``).
 """
 from __future__ import annotations
 
@@ -42,6 +49,7 @@ class RunResult:
     trace: KernelTrace | None = None
     timing: object = None           # gpusim.timing.TimingResult
     check: object = None            # gpusim.launch.CheckResult when check=True
+    sanitizer: object = None        # gpusim.check.CheckReport when sanitize= was given
     gpu: object = None
     inputs: list | None = None      # the arguments as passed in (for references)
     _timeline: object = field(default=None, repr=False)   # gpusim.analysis.timeline.Timeline, see .timeline
@@ -93,6 +101,10 @@ class RunResult:
                  f"emulated in {s.wall_seconds:.2f} s ({s.warp_instructions_per_second / 1e6:.2f} M warp-instr/s)"]
         if self.check is not None:
             lines.append(f"  check: {'OK' if self.check.ok else 'FAILED'}  {self.check.message}")
+        if self.sanitizer is not None:
+            r = self.sanitizer
+            lines.append(f"  sanitizer ({', '.join(r.tools)}): {len(r.findings)} findings, {r.errors:,} errors, "
+                         f"{r.warnings:,} warnings" + ("" if r.completed else "; the launch did not complete"))
         if self.timing is not None:
             lines.append(self.timing.summary())
         return "\n".join(lines)
@@ -141,7 +153,8 @@ def _bundled():
 
 
 def _bundled_ptx(path: Path) -> Path | None:
-    """The checked-in PTX of a bundled program (``programs/`` or ``programs/suites/*/``) that ``path`` names:
+    """The checked-in PTX of a bundled program (``programs/``, ``programs/suites/*/`` or the bug corpus,
+    ``programs/bugs/``) that ``path`` names:
     its ``.cu`` (run without a CUDA compiler), its ``.ptx``, or a bare program name."""
     programs = _bundled()
     if programs is None or path.suffix not in ("", ".cu", ".ptx"):
@@ -152,7 +165,8 @@ def _bundled_ptx(path: Path) -> Path | None:
         return None
     ptx = path.with_suffix(".ptx")
     try:
-        inside = path.resolve().parent == programs.HERE or path.resolve().parent.parent == programs.SUITES
+        folder = path.resolve().parent
+        inside = folder in (programs.HERE, programs.HERE / "bugs") or folder.parent == programs.SUITES
     except OSError:
         return None
     return ptx if inside and ptx.exists() else None
@@ -203,15 +217,24 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         launch: str | Path | None = None, mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
         seed: int = 0, check: bool = False, gpu="h100", regs_per_thread: int | None = None,
         scheduler: str | None = None, budget: int = DEFAULT_BUDGET, record_trace: bool | None = None,
-        progress=None, observer=None, timeline: bool = False, fmad: bool = True) -> RunResult:
+        progress=None, observer=None, timeline: bool = False, fmad: bool = True, sanitize=None,
+        schedule: str | None = None, schedule_seed: int | None = None, host: dict | None = None,
+        global_races: str = "block") -> RunResult:
     """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing";
     ``launch`` names a launch file (default: the ``.toml`` beside the source).
     ``observer``: a :class:`gpusim.timing.hooks.TimingObserver` that sees the timing model's events;
     ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.analysis.timeline`) during the run.
     ``fmad=False`` keeps every mul and add separately rounded (as ``nvcc --fmad=false``); by default they are
-    contracted into fma where ptxas would (:mod:`isa.contract`)."""
+    contracted into fma where ptxas would (:mod:`isa.contract`).
+    ``sanitize``, ``schedule``, ``schedule_seed`` (default: ``seed``) and ``host``: the checker (see the
+    module docstring); ``global_races``: racecheck on global memory within a block (``"block"``), also across
+    blocks (``"grid"``), or not (``"off"``: shared memory only, as compute-sanitizer)."""
     if mode not in MODES:
         raise LaunchError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    from gpusim.check import tools_of
+    tools = tools_of(sanitize) if sanitize not in (None, False) else None
+    if mode == "timing" and (tools or schedule not in (None, "lockstep")):
+        raise LaunchError("sanitize= and schedule= run in emulate mode: pass mode='emulate'")
     budget = DEFAULT_BUDGET if budget is None else budget
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
         raise LaunchError(f"budget must be a positive number of warp instructions, not {budget!r}")
@@ -250,13 +273,31 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         regs_per_thread = spec.registers(k.name)
     emu = Emulator(module, budget=budget, fmad=fmad)
     record = (mode == "timing") if record_trace is None else record_trace
-    out = emu.launch(k.name, grid, block, list(args), symbols=symbols, shared_mem=int(shared_mem or 0),
-                     record=record, regs_per_thread=regs_per_thread)
+    names = _arg_names(spec, k, len(args))
+    report = None
+    if tools:
+        from gpusim.check import check_launch
+        states = _host_states(host, spec.host_states() if generated else {}, names, k)
+        out, report = check_launch(emu, k.name, grid, block, list(args), symbols=symbols,
+                                   shared_mem=int(shared_mem or 0), tools=tools, schedule=schedule,
+                                   schedule_seed=seed if schedule_seed is None else schedule_seed, host=states,
+                                   arg_names=names, global_races=global_races)
+    else:
+        from gpusim.functional.schedule import schedule as make_schedule
+        out = emu.launch(k.name, grid, block, list(args), symbols=symbols, shared_mem=int(shared_mem or 0),
+                         record=record, regs_per_thread=regs_per_thread,
+                         schedule=make_schedule(schedule, seed if schedule_seed is None else schedule_seed))
     from gpusim.functional.emulator import dim3
+    if out is None:     # the checked launch stopped: the report says why
+        res = RunResult(kernel=k.name, grid=dim3(grid, "grid"), block=dim3(block, "block"),
+                        shared_mem=int(shared_mem or 0), args=None, symbols={}, stats=EmulationStats(),
+                        mode=mode, source=module.source_name, program=spec, size=size, inputs=inputs,
+                        sanitizer=report)
+        return res
     res = RunResult(kernel=k.name, grid=dim3(grid, "grid"), block=dim3(block, "block"),
                     shared_mem=int(shared_mem or 0), args=out.args, symbols=out.symbols, stats=out.stats,
                     mode=mode, source=module.source_name, program=spec, size=size, trace=out.trace,
-                    inputs=inputs)
+                    inputs=inputs, sanitizer=report)
     if check:
         if spec is None:
             raise LaunchError("--check needs a launch file with a [reference]; this source has none")
@@ -279,3 +320,36 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         if collector is not None:
             res._timeline = collector.finish(out.trace, res.timing, gpu)
     return res
+
+
+def _arg_names(spec, k, n: int) -> list[str]:
+    """The arguments' names: the launch file's, else the PTX parameters'."""
+    if spec is not None and len(spec.args) == n:
+        return [e.name for e in spec.args]
+    return [p.name for p in k.params][:n]
+
+
+def _host_states(host: dict | None, from_file: dict, names: list[str], k) -> dict[str, list[int]]:
+    """``host=`` ({state: [argument names or indices]}) merged with the launch file's states, as indices."""
+    from gpusim.launch.spec import HOST_STATES
+    out = {st: list(v) for st, v in from_file.items()}
+    if not host:
+        return out
+    if not isinstance(host, dict):
+        raise LaunchError(f"host must be a dict {{state: [argument names]}}, not {type(host).__name__}")
+    ptx = [p.name for p in k.params]
+    for st, args in host.items():
+        if st not in HOST_STATES:
+            raise LaunchError(f"host: unknown state {st!r}; the states: {', '.join(HOST_STATES)}")
+        for a in [args] if isinstance(args, (str, int)) else args:
+            if isinstance(a, (int, np.integer)) and 0 <= int(a) < len(names):
+                i = int(a)
+            elif a in names:
+                i = names.index(a)
+            elif a in ptx:
+                i = ptx.index(a)
+            else:
+                raise LaunchError(f"host: {st}: no argument {a!r} (arguments: {', '.join(names)})")
+            if i not in out.setdefault(st, []):
+                out[st].append(i)
+    return out

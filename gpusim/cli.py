@@ -17,6 +17,7 @@ EPILOG = """examples:
   gpusim run programs/matmul_tiled.cu --gpu pmpp-device-d --scheduler lrr
   gpusim occupancy programs/matmul_tiled.cu --block 16x16 --gpu a100 --regs 33
   gpusim trace programs/reduce_sequential.cu -o red.trace && gpusim simulate red.trace --gpu h100 --gpu a100
+  gpusim check programs/bugs/race_scan_war.cu                 # races, uninitialised reads, barrier misuse
   gpusim programs                                             # the bundled programs and the suites
 """
 
@@ -271,7 +272,7 @@ def cmd_gpus(a) -> int:
 
 # Packages that add commands: each may define register(subparsers), extend_run(run_parser) and
 # after_run(args, result) (called after `gpusim run` printed its summary).
-PLUGINS = ("gpusim.report.cli", "gpusim.hw.cli", "gpusim.sweep.cli")
+PLUGINS = ("gpusim.report.cli", "gpusim.hw.cli", "gpusim.sweep.cli", "gpusim.check.cli")
 
 
 def _plugins():
