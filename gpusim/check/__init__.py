@@ -71,11 +71,7 @@ def check_launch(emulator, kernel: str, grid, block, args: list, *, symbols=None
         stopped = str(e).partition("\n")[0]
     except (IllegalAddressError, BudgetExceededError) as e:
         stopped = str(e).partition("\n")[0]
-    from gpusim.functional.emulator import dim3
-    report = CheckReport(kernel=checker.kernel.name, source=emulator.module.source_name, tools=checker.tools,
-                         schedule=str(sched), findings=checker.findings(),
-                         completed=out is not None, stopped=stopped, grid=dim3(grid, "grid"),
-                         block=dim3(block, "block"))
+    report = checker.report(str(sched), out is not None, stopped)
     if out is not None and not isinstance(sched, Lockstep):
         try:
             ref = emulator.launch(kernel, grid, block, args, schedule=Lockstep(), checker=Checker((), host), **kw)

@@ -25,7 +25,7 @@ import numpy as np
 from gpusim.check.initcheck import POISON, InitCheck
 from gpusim.check.memcheck import MemCheck
 from gpusim.check.racecheck import RaceCheck
-from gpusim.check.report import TOOLS, Access, Finding, merge
+from gpusim.check.report import TOOLS, Access, CheckReport, Finding, merge
 from gpusim.check.symbols import Variables, provenance
 from gpusim.check.synccheck import SyncCheck
 from gpusim.errors import LaunchError
@@ -133,18 +133,19 @@ class Checker:
     """The checker of one launch: the tools asked for, their shadow state, the findings.
 
     ``tools``: any of racecheck, initcheck, synccheck, memcheck (none: only the check mode's poison fills and
-    barrier semantics, which a reference run for a schedule comparison uses).  ``arg_names``: the
-    arguments' names, for reports.  ``host``: ``{"uninitialised":
-    [argument indices], "freed": [...]}``, the host-side state of argument buffers.  ``global_races``:
-    racecheck on global memory within a block (``"block"``, the default), also between blocks (``"grid"``:
-    not by default, as graph kernels let blocks race by design, tolerating either order), or not at all
-    (``"off"``: shared memory only, as compute-sanitizer's racecheck).
+    barrier semantics, which a reference run for a schedule comparison uses).  ``host``:
+    ``{"uninitialised": [argument indices], "freed": [...]}``, the host-side state of argument buffers.
+    ``global_races``: racecheck on global memory within a block (``"block"``, the default), also between
+    blocks (``"grid"``: not by default, as graph kernels let blocks race by design, tolerating either order),
+    or not at all (``"off"``: shared memory only, as compute-sanitizer's racecheck).  ``arg_names``: the
+    arguments' names, for reports.  ``freed``: allocations of the heap freed before the launch (a
+    :mod:`gpusim.cupy` session's, from :class:`~gpusim.check.memcheck.FreedMemory`).
     """
 
     instrument = INSTRUMENT
 
     def __init__(self, tools=TOOLS, host: dict | None = None, global_races: str = "block",
-                 arg_names: list[str] | None = None):
+                 arg_names: list[str] | None = None, freed: list | None = None):
         unknown = [t for t in tools if t not in TOOLS]
         if unknown:
             raise LaunchError(f"unknown checker tool {unknown[0]!r}; the tools: {', '.join(TOOLS)}")
@@ -154,6 +155,7 @@ class Checker:
             raise LaunchError(f"global_races must be one of {', '.join(GLOBAL_RACES)}, not {global_races!r}")
         self.global_races = global_races
         self.arg_names = arg_names
+        self.freed_before = list(freed or [])
         self.tally = Tally()
         self.sink = np.full(_SINK_BYTES, POISON, dtype=np.uint8)
 
@@ -189,7 +191,7 @@ class Checker:
             self.sync = SyncCheck(self.tally, lambda pc: self.module.location(instructions[pc]).brief()
                                   if pc < len(instructions) else "the kernel's end")
         if "memcheck" in self.tools:
-            self.mem = MemCheck(self.tally, self.variables, provenance(instructions), freed)
+            self.mem = MemCheck(self.tally, self.variables, provenance(instructions), freed + self.freed_before)
 
     def begin_batch(self, fr) -> None:
         fr.checker = self
@@ -235,6 +237,9 @@ class Checker:
                 self._observe(mo, fr, st, op, space, wg, part[3], off[good])
             self.sink[:] = POISON
             parts.append((space, _sub(where, bad), self.sink, np.zeros(int(bad.sum()), dtype=np.int64)))
+        if fr.recording:             # a checked launch may still be timed (gpusim.cupy with sanitize)
+            st.addr = mo.trace_offsets(addr)
+            st.space = parts[0][0].code if parts else MemSpace.GLOBAL.code
         return addr, parts
 
     def _observe(self, mo, fr, st, op, space, where, phys, offsets) -> None:
@@ -287,6 +292,12 @@ class Checker:
                                            "cannot complete (it would hang on a GPU)", "details": details})
 
     # -- results -----------------------------------------------------------------------------------------
+    def report(self, schedule: str = "lockstep", completed: bool = True, stopped: str | None = None):
+        """The :class:`~gpusim.check.report.CheckReport` of the launch the checker watched."""
+        return CheckReport(kernel=self.kernel.name, source=self.module.source_name, tools=self.tools,
+                           schedule=schedule, findings=self.findings(), completed=completed, stopped=stopped,
+                           grid=self.grid, block=self.block)
+
     def findings(self) -> list[Finding]:
         out = []
         ins = self.kernel.instructions

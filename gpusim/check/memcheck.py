@@ -6,8 +6,10 @@
   even where that lands in the next array; a ``__constant__`` array read past its end).
 * ``misaligned access``: an address not aligned to the access's size (a vector access to its whole size:
   ``float2`` 8 bytes, ``float4`` 16).
-* ``use after free``: a global access inside an allocation the host freed before the launch (the launch
-  file's ``host = "freed"``).
+* ``use after free``: a global access inside an allocation the host freed before the launch: a launch
+  file's ``host = "freed"`` (the buffer still holds its data), or a :mod:`gpusim.cupy` array the program
+  freed to the device (its range unmapped, unless a later allocation took it: :class:`FreedMemory`
+  follows the heap's frees).
 
 Without the checker the emulator stops at the first bad access.  With memcheck on, the bad lanes are
 reported (all of them, counted) and their access goes to a scratch buffer instead (a read gives the poison
@@ -31,7 +33,7 @@ class MemCheck:
         self.tally = tally
         self.variables = variables
         self.provenance = provenance
-        self.freed = [(a.address, a.end, a.name) for a in freed]
+        self.freed = [(a.address, a.end, a.name) for a in freed if a.size_bytes]
 
     def check(self, mo, fr, space: MemSpace, addr: np.ndarray, lanes):
         """Report the lanes whose access at state-space ``addr`` is bad; return the mask of those that must
@@ -52,17 +54,37 @@ class MemCheck:
                     v = (v[0], v[1] & ~outside)
                     redirect = outside.copy()
         if v is not None and v[1].any():
-            self._add("misaligned access" if v[0].startswith("misaligned") else "out-of-bounds access", pc, space,
-                      what, v[1], addr, lanes, v[0] + (f" ({fr.mem.nearest(int(addr[np.flatnonzero(v[1])[0]]))})"
-                                                        if space is MemSpace.GLOBAL else ""))
-            redirect = v[1] if redirect is None else (redirect | v[1])
-        if space is MemSpace.GLOBAL and self.freed:
-            for start, end, name in self.freed:
-                inside = (addr >= start) & (addr < end)
-                if inside.any():
-                    self._add("use after free", pc, space, what, inside, addr, lanes,
-                              f"inside '{name}' [{start:#x}, {end:#x}), which the host freed before the launch")
+            bad = v[1]
+            if space is MemSpace.GLOBAL and self.freed and v[0].startswith("out"):
+                gone = self._in_freed(addr) & bad        # unmapped by a free: a use after free, not a stray
+                if gone.any():
+                    self._use_after_free(pc, space, what, gone, addr, lanes)
+                    bad = bad & ~gone
+                redirect = v[1] if redirect is None else (redirect | v[1])
+            if bad.any():
+                self._add("misaligned access" if v[0].startswith("misaligned") else "out-of-bounds access", pc,
+                          space, what, bad, addr, lanes,
+                          v[0] + (f" ({fr.mem.nearest(int(addr[np.flatnonzero(bad)[0]]))})"
+                                  if space is MemSpace.GLOBAL else ""))
+                redirect = bad if redirect is None else (redirect | bad)
+        if space is MemSpace.GLOBAL and self.freed and (v is None or not v[0].startswith("out")):
+            # still mapped (the host's free left the data in place, as a launch file's host = "freed" says)
+            inside = self._in_freed(addr)
+            if inside.any():
+                self._use_after_free(pc, space, what, inside, addr, lanes)
         return redirect
+
+    def _in_freed(self, addr: np.ndarray) -> np.ndarray:
+        inside = np.zeros(addr.shape, dtype=bool)
+        for start, end, _ in self.freed:
+            inside |= (addr >= start) & (addr < end)
+        return inside
+
+    def _use_after_free(self, pc, space, what, inside, addr, lanes) -> None:
+        i = int(np.flatnonzero(inside)[0])
+        start, end, name = next(f for f in self.freed if f[0] <= int(addr[i]) < f[1])
+        self._add("use after free", pc, space, what, inside, addr, lanes,
+                  f"inside '{name}' [{start:#x}, {end:#x}), which the host freed before the launch")
 
     def _add(self, kind, pc, space, what, bad, addr, lanes, why) -> None:
         i = int(np.flatnonzero(bad)[0])
@@ -78,3 +100,21 @@ def _what(base: str) -> str:
 def _space_name(space: MemSpace) -> str:
     return {MemSpace.CONST: "constant"}.get(space, space.value)
 
+
+
+class FreedMemory:
+    """A :class:`~gpusim.functional.memory.DeviceMemory` listener (``mem.listeners``) that remembers the
+    allocations freed from a heap that outlives launches (a :mod:`gpusim.cupy` session), for memcheck's use
+    after free; an allocation made later over a freed range takes it back."""
+
+    def __init__(self):
+        self._freed: list = []
+
+    def freed(self, alloc) -> None:
+        self._freed.append(alloc)
+
+    def allocated(self, alloc) -> None:
+        self._freed = [f for f in self._freed if f.end <= alloc.address or f.address >= alloc.end]
+
+    def allocations(self) -> list:
+        return list(self._freed)

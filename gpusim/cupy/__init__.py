@@ -54,22 +54,26 @@ __all__ = ["ndarray", "RawKernel", "RawModule", "cuda", "random", "asarray", "as
 
 
 def set_mode(mode: str | None = None, *, gpu=None, flush_caches: bool | None = None,
-             scheduler: str | None = None) -> None:
+             scheduler: str | None = None, sanitize=None) -> None:
     """Choose how launches are simulated from now on: ``mode`` "timing" (the default) or "emulate"; ``gpu``
     a preset name or config (default "h100"); ``flush_caches`` True to start every launch with cold caches
-    (as ncu), False (the default) to keep L2 across launches; ``scheduler`` a warp-scheduler policy."""
-    _session.session().configure(mode, gpu, flush_caches, scheduler)
+    (as ncu), False (the default) to keep L2 across launches; ``scheduler`` a warp-scheduler policy;
+    ``sanitize`` "all", a tool or a list of tools (:mod:`gpusim.check`) to run every launch under the
+    checker (False: no more)."""
+    _session.session().configure(mode, gpu, flush_caches, scheduler, sanitize)
 
 
 def get_mode() -> dict:
     s = _session.session()
-    return {"mode": s.mode, "gpu": s.gpu.name, "flush_caches": s.flush_caches, "scheduler": s.scheduler}
+    return {"mode": s.mode, "gpu": s.gpu.name, "flush_caches": s.flush_caches, "scheduler": s.scheduler,
+            "sanitize": s.sanitize}
 
 
-def reset(mode: str | None = None, *, gpu=None, flush_caches: bool | None = None) -> None:
+def reset(mode: str | None = None, *, gpu=None, flush_caches: bool | None = None, sanitize=None) -> None:
     """A fresh device: new memory (existing arrays stop being usable in launches), clock at 0, no launches,
-    counters cleared; the mode, GPU and flag stay unless given."""
-    _session.new_session(mode=mode, gpu_name=gpu, flush_caches=flush_caches)
+    counters cleared; the mode, GPU, flag and sanitizer tools stay unless given (``sanitize=False``: off)."""
+    _session.new_session(mode=mode, gpu_name=gpu, flush_caches=flush_caches,
+                         sanitize=None if sanitize is None else (sanitize or ()))
 
 
 def launches() -> list:

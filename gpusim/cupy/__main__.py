@@ -2,16 +2,20 @@
 :mod:`gpusim.cupy`.
 
     python -m gpusim.cupy [--mode timing|emulate] [--gpu h100] [--flush-caches] [--trace out.json]
-                          [--no-report] script.py [script args ...]
+                          [--sanitize all|TOOL,...] [--no-report] script.py [script args ...]
 
 At the end the report (:func:`gpusim.cupy.report`) goes to stderr, so the script's own output stays as it
-is, and ``--trace`` writes the launches as a Perfetto trace.
+is, and ``--trace`` writes the launches as a Perfetto trace.  ``--sanitize`` runs every launch under the
+checker (:mod:`gpusim.check`; as ``compute-sanitizer python script.py``): a launch's findings go to stderr as
+it ends, and the report counts them.
 """
 from __future__ import annotations
 
 import argparse
 import runpy
 import sys
+
+from gpusim.errors import GpusimError
 
 
 def alias_cupy() -> None:
@@ -30,12 +34,17 @@ def main(argv=None) -> int:
     ap.add_argument("--gpu", help="GPU preset or config file (default h100, or $GPUSIM_CUPY_GPU)")
     ap.add_argument("--flush-caches", action="store_true", help="cold caches before every launch, as ncu")
     ap.add_argument("--trace", metavar="PATH", help="write the launches as a Perfetto/Chrome trace")
+    ap.add_argument("--sanitize", metavar="TOOLS",
+                    help="check every launch: all, or racecheck,initcheck,synccheck,memcheck (or $GPUSIM_CUPY_SANITIZE)")
     ap.add_argument("--no-report", action="store_true", help="do not print the report at the end")
     ap.add_argument("script")
     ap.add_argument("args", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     import gpusim.cupy as gc
-    gc.set_mode(a.mode, gpu=a.gpu, flush_caches=True if a.flush_caches else None)
+    try:
+        gc.set_mode(a.mode, gpu=a.gpu, flush_caches=True if a.flush_caches else None, sanitize=a.sanitize)
+    except GpusimError as e:
+        ap.error(str(e))
     alias_cupy()
     sys.argv = [a.script, *a.args]
     status = 0

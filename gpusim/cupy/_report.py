@@ -71,6 +71,15 @@ class ProgramReport:
         if self.transfer_bytes:
             lines.append("  copies (not simulated): " + ", ".join(
                 f"{k} {v:,} B" for k, v in sorted(self.transfer_bytes.items())))
+        checked = [r.sanitizer for r in self.launches if r.sanitizer is not None]
+        if checked:
+            bad = [c for c in checked if not c.ok]
+            n_err = sum(1 for c in checked for f in c.problems if f.severity == "error")
+            n_warn = sum(len(c.problems) for c in checked) - n_err
+            lines.append(f"  sanitizer ({', '.join(checked[-1].tools)}): {len(checked)} launches checked, "
+                         f"{len(bad)} reported something ({n_err} error{'s' if n_err != 1 else ''}, "
+                         f"{n_warn} warning{'s' if n_warn != 1 else ''}; each launch's "
+                         f"report: gpusim.cupy.launches()[i].sanitizer)")
         return "\n".join(lines)
 
 

@@ -15,6 +15,12 @@ Compute's cache control does between the kernels it profiles; the default (``Fal
 across launches, as a program running on the GPU sees it and CUDA events measure it.  The defaults can be
 set without touching the program: ``GPUSIM_CUPY_MODE``, ``GPUSIM_CUPY_GPU``, ``GPUSIM_CUPY_FLUSH=1``.
 
+``sanitize`` (``set_mode(sanitize="all")`` or a tool list; ``GPUSIM_CUPY_SANITIZE=all``) runs every launch
+under the checker (:mod:`gpusim.check`): each launch's report is kept in its record (``rec.sanitizer``) and,
+when it finds something, printed to stderr as it happens, as compute-sanitizer does.  Memcheck then also
+knows the arrays the program freed to the device (``free_all_blocks``) since sanitizing began: a kernel
+using one is a use after free.  (A block freed into the memory pool is still allocated, as in CuPy.)
+
 What is not simulated (and is counted in :attr:`Session.host_ops`, shown by :func:`report`): array
 creation, copies between host and device or within the device, elementwise arithmetic and reductions, all
 of which run in numpy on the host and take no simulated time; host-side launch overhead and PCIe transfers.
@@ -53,6 +59,7 @@ class LaunchRecord:
     stats: object
     timing: object = None
     flushed: bool = False
+    sanitizer: object = None        # the launch's gpusim.check.CheckReport when the session sanitizes
 
     @property
     def cycles(self) -> int | None:
@@ -87,6 +94,7 @@ class Session:
     launches: list = field(default_factory=list)
     host_ops: Counter = field(default_factory=Counter)
     transfer_bytes: Counter = field(default_factory=Counter)
+    sanitize: tuple = ()
 
     def __post_init__(self):
         from gpusim.config import load_gpu
@@ -96,9 +104,11 @@ class Session:
         self._memory = None            # PersistentMemory, made at the first timed launch
         self._warned_no_time = False
         self.pool = None               # the default MemoryPool (gpusim.cupy.cuda.memory), set by it
+        self._freed = None             # gpusim.check's FreedMemory, following the heap while sanitizing
+        self.configure(sanitize=self.sanitize)
 
     # -- configuration -------------------------------------------------------------------------------
-    def configure(self, mode=None, gpu=None, flush_caches=None, scheduler=None) -> None:
+    def configure(self, mode=None, gpu=None, flush_caches=None, scheduler=None, sanitize=None) -> None:
         from gpusim.config import load_gpu
         if mode is not None:
             if mode not in MODES:
@@ -112,6 +122,13 @@ class Session:
             self.flush_caches = bool(flush_caches)
         if scheduler is not None:
             self.scheduler = scheduler
+        if sanitize is not None:
+            from gpusim.check import tools_of
+            self.sanitize = tools_of(sanitize) if sanitize else ()
+            if self.sanitize and self._freed is None:
+                from gpusim.check.memcheck import FreedMemory
+                self._freed = FreedMemory()
+                self.mem.listeners.append(self._freed)
 
     @property
     def clock_mhz(self) -> float:
@@ -137,11 +154,19 @@ class Session:
         arguments; time it in timing mode; keep the record."""
         from gpusim.functional.host import dim3
         timing = self.mode == "timing"
+        checker = None
+        if self.sanitize:
+            from gpusim.check import Checker
+            checker = Checker(self.sanitize, freed=self._freed.allocations())
         out = loaded.emulator.launch(kernel.name, grid, block, args, shared_mem=int(shared_mem), record=timing,
-                                     regs_per_thread=regs_per_thread, image=loaded.image)
+                                     regs_per_thread=regs_per_thread, image=loaded.image, checker=checker)
         rec = LaunchRecord(index=len(self.launches), kernel=kernel.name, module=loaded.image.module.source_name,
                            grid=dim3(grid, "grid"), block=dim3(block, "block"), shared_mem=int(shared_mem),
                            stream=stream, start_cycle=self.clock_cycles, mode=self.mode, stats=out.stats)
+        if checker is not None:
+            rec.sanitizer = checker.report()
+            if not rec.sanitizer.ok:
+                print(rec.sanitizer.format(), file=sys.stderr)
         if timing:
             from gpusim.timing import simulate
             if self.flush_caches:
@@ -170,7 +195,8 @@ def _env_defaults() -> dict:
     mode = os.environ.get("GPUSIM_CUPY_MODE", "timing")
     gpu = os.environ.get("GPUSIM_CUPY_GPU", "h100")
     flush = os.environ.get("GPUSIM_CUPY_FLUSH", "0").lower() in ("1", "true", "yes", "on")
-    return {"mode": mode, "gpu_name": gpu, "flush_caches": flush}
+    sanitize = os.environ.get("GPUSIM_CUPY_SANITIZE", "")
+    return {"mode": mode, "gpu_name": gpu, "flush_caches": flush, "sanitize": sanitize}
 
 
 def session() -> Session:
@@ -187,7 +213,8 @@ def new_session(**kw) -> Session:
     global _current
     old = _current
     base = _env_defaults() if old is None else {"mode": old.mode, "gpu_name": old.gpu_name,
-                                                 "flush_caches": old.flush_caches, "scheduler": old.scheduler}
+                                                 "flush_caches": old.flush_caches, "scheduler": old.scheduler,
+                                                 "sanitize": old.sanitize}
     base.update({k: v for k, v in kw.items() if v is not None})
     _current = Session(**base)
     return _current

@@ -70,9 +70,8 @@ class Emulator:
         block3 = dim3(block, "block")
         check_launch(k, grid3, block3, args, shared_mem)
         schedule = schedule or Lockstep()
-        if record and (schedule.independent_threads or checker is not None):
-            raise LaunchError(f"a trace is recorded in the lockstep schedule without the checker, not "
-                              f"{'with the checker' if checker is not None else schedule}")
+        if record and schedule.independent_threads:
+            raise LaunchError(f"a trace is recorded in the lockstep schedule, not {schedule}")
         dev = DeviceImage(self.module, k, args, symbols, image)
         ck = self._compile(k, dev.global_addr, checker)
         dev.warn_dtypes(ck.program)

@@ -63,7 +63,7 @@ def test_random_is_a_seeded_order_of_blocks_and_warps():
 
 def test_a_trace_is_recorded_in_the_lockstep_order_only():
     args = [np.zeros(1, np.uint32), np.zeros(32, np.uint32)]
-    with pytest.raises(LaunchError, match="recorded in the lockstep schedule without the checker, not reversed"):
+    with pytest.raises(LaunchError, match="recorded in the lockstep schedule, not reversed"):
         gpusim.run(TICKETS, grid=1, block=32, args=args, schedule="reversed", record_trace=True)
     with pytest.raises(LaunchError, match="emulate mode"):
         gpusim.run(TICKETS, grid=1, block=32, args=args, schedule="reversed", mode="timing")

@@ -180,6 +180,7 @@ class MemoryPool:
         for blocks in self._free.values():
             for b in blocks:
                 self._held -= b.size
+                b.alloc.name = f"{b.size} B block (freed by free_all_blocks)"
                 b.free()
         self._free.clear()
 
