@@ -11,7 +11,8 @@ are launch files too.  Format: ``programs/README.md``, "Launch files".
     spec = load(find("gemm.cu"))         # the launch file beside a kernel (find: None when there is none)
 """
 from gpusim.launch.params import check_args, cuda_kernels, ptx_params, resolve_kernel
-from gpusim.launch.spec import CheckResult, Launch, LaunchSpec, Tolerance, find, load
+from gpusim.launch.reader import find, load
+from gpusim.launch.spec import CheckResult, Launch, LaunchSpec, Tolerance
 
 __all__ = ["load", "find", "LaunchSpec", "Launch", "Tolerance", "CheckResult", "check_args", "cuda_kernels",
            "ptx_params", "resolve_kernel"]
