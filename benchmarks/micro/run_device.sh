@@ -1,6 +1,6 @@
 #!/bin/bash
 # One device call for the microbenchmark campaign (issue 14, item 2).  From the repository root on the
-# lent GPU machine, $OUT set, with this folder's files (micro.py, micro.cu, micro.cubin, micro.build.json)
+# lent GPU machine, $OUT set, with this folder's files (micro.py, harness.py, micro.cu, micro.cubin, micro.build.json)
 # carried in $D:
 #     bash .device/microbench/run_device.sh
 # Each section runs under its own timeout; records go to /tmp/mb and are packed into $OUT/micro.tgz after
