@@ -26,6 +26,9 @@ from pathlib import Path
 import numpy as np
 
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
+# atom/red on vectors, atom .min/.max on f16/bf16, st.async and red.async need PTX ISA 8.1 (ptxas rejects them
+# under .version 8.0 with CUDA_ERROR_INVALID_PTX)
+HEAD81 = HEAD.replace(".version 8.0", ".version 8.1")
 NP = {"f32": np.float32, "f64": np.float64, "s32": np.int32, "u32": np.uint32, "b32": np.uint32, "s64": np.int64,
       "u64": np.uint64, "b64": np.uint64, "s16": np.int16, "u16": np.uint16, "b16": np.uint16}
 REG = {"f32": "f32", "f64": "f64", "s32": "b32", "u32": "b32", "b32": "b32", "s64": "b64", "u64": "b64",
@@ -81,6 +84,8 @@ def snippet_cases() -> list[dict]:
     a, b, c = u32s(n, 1), u32s(n, 2)[::-1], u32s(n, 3)
     s = small(n)
     sgn = [int(v) for v in _rng(4).integers(-40, 40, n)]
+    abc = {"a": ("u32", a), "b": ("u32", b), "c": ("u32", c)}
+    twelve = {x: "u32" for x in ("d", "e", "f", "g", "h", "k", "m", "q", "r0", "r1", "r2", "r3")}
     cases = [
         ("bfind", "bfind.u32 %d, %a; bfind.shiftamt.u32 %e, %a; bfind.s32 %f, %a; bfind.shiftamt.s32 %g, %a; "
                   "brev.b32 %h, %a; popc.b32 %k, %a; clz.b32 %m, %a;",
@@ -120,7 +125,9 @@ def snippet_cases() -> list[dict]:
          {"d": "u32", "e": "s32", "f": "u32", "g": "s32", "h": "s32", "k": "s32", "m": "s32"}),
         ("lop3", "lop3.b32 %d, %a, %b, %c, 0x96; lop3.b32 %e, %a, %b, %c, 0xE8; lop3.b32 %f, %a, %b, %c, 0x1B;",
          {"a": ("b32", a), "b": ("b32", b), "c": ("b32", c)}, {x: "b32" for x in "def"}),
-        ("redux", ".reg .pred %in; setp.lt.u32 %in, %s, 20; @!%in bra SK;\n"
+        ("redux", ".reg .pred %in; mov.u32 %d, 0; mov.u32 %e, 0; mov.u32 %f, 0; mov.u32 %g, 0; mov.u32 %h, 0; "
+                  "mov.u32 %k, 0;\n"     # the skipping lanes store them too: a defined value, not a stale register
+                  "setp.lt.u32 %in, %s, 20; @!%in bra SK;\n"
                   "redux.sync.add.u32 %d, %a, %m; redux.sync.min.s32 %e, %a, %m; redux.sync.max.u32 %f, %a, %m;\n"
                   "redux.sync.and.b32 %g, %a, %m; redux.sync.or.b32 %h, %a, %m; redux.sync.xor.b32 %k, %a, %m;\n"
                   "SK:", {"a": ("u32", a), "s": ("u32", s), "m": ("b32", _member_masks(s, 20))},
@@ -159,13 +166,36 @@ def snippet_cases() -> list[dict]:
                          "vmin.u32.s32.s32.max %r0, %a.h1, %b.h0, %c; vset.s32.u32.ge.add %r1, %a.b3, %b.b1, %c;",
          {"a": ("u32", a), "b": ("u32", b), "c": ("u32", c), "s": ("u32", s)},
          {x: "u32" for x in ("d", "e", "f", "g", "h", "k", "m", "q", "r0", "r1")}),
+        # the merge of a scalar video result into c's byte or half (d.sel), with and without .sat, per operation
+        ("video_merge_sub", "vsub.s32.s32.s32 %d.h0, %a.h0, %b.h1, %c; vsub.s32.s32.s32 %e.h1, %a.h0, %b.h1, %c; "
+                            "vsub.s32.s32.s32 %f.b0, %a.b0, %b.b1, %c; vsub.s32.s32.s32 %g.b1, %a.b0, %b.b1, %c; "
+                            "vsub.s32.s32.s32 %h.b2, %a.b0, %b.b1, %c; vsub.s32.s32.s32 %k.b3, %a.b0, %b.b1, %c; "
+                            "vsub.s32.s32.s32.sat %m.h0, %a.h0, %b.h1, %c; vsub.s32.s32.s32.sat %q.h1, %a.h0, %b.h1, %c; "
+                            "vsub.s32.s32.s32.sat %r0.b0, %a.b0, %b.b1, %c; vsub.s32.s32.s32.sat %r1.b1, %a.b0, %b.b1, %c; "
+                            "vsub.s32.s32.s32.sat %r2.b2, %a.b0, %b.b1, %c; vsub.s32.s32.s32.sat %r3.b3, %a.b0, %b.b1, %c;",
+         abc, twelve),
+        ("video_merge_ops", "vadd.u32.u32.u32 %d.h0, %a.h1, %b.h0, %c; vadd.u32.u32.u32 %e.h1, %a.h1, %b.h0, %c; "
+                            "vadd.u32.u32.u32 %f.b1, %a.b2, %b.b3, %c; vadd.u32.u32.u32.sat %g.b3, %a.b2, %b.b3, %c; "
+                            "vadd.s32.u32.s32 %h.h1, %a, %b, %c; vadd.s32.s32.s32.sat %k.h1, %a, %b, %c; "
+                            "vmin.s32.s32.s32 %m.h1, %a.h1, %b.h0, %c; vmin.s32.s32.s32 %q.b3, %a.b1, %b.b0, %c; "
+                            "vabsdiff.u32.u32.u32 %r0.h1, %a.h0, %b.h1, %c; vabsdiff.s32.s32.s32.sat %r1.b1, %a.b3, %b.b2, %c; "
+                            "vmax.s32.s32.s32 %r2.h0, %a.h1, %b.h1, %c; vmax.s32.s32.s32.sat %r3.b0, %a.b0, %b.b3, %c;",
+         abc, twelve),
+        # the merge and the secondary operation for vset/vshl/vshr, and the signedness c is compared with
+        ("video_merge_more", "vset.u32.u32.lt %d.h1, %a.b2, %b.b2, %c; vset.s32.s32.gt %e.b1, %a.h0, %b.h1, %c; "
+                             "vshl.u32.u32.u32.wrap %f.h1, %a, %s, %c; vshr.s32.s32.u32.sat.wrap %g.b2, %a.h1, %s, %c; "
+                             "vshl.s32.s32.u32.sat.clamp %h.h0, %a.b0, %s, %c; vmin.u32.u32.u32.max %k, %a.h1, %b.h0, %c; "
+                             "vmax.u32.u32.u32.min %m, %a, %b, %c; vmax.s32.u32.u32.min %q, %a.h1, %b.h0, %c; "
+                             "vmin.u32.s32.s32.min %r0, %a.h1, %b.h0, %c; vsub.u32.s32.s32.max %r1, %a.b0, %b.b1, %c; "
+                             "vadd.s32.u32.u32.sat.max %r2, %a, %b, %c; vabsdiff.u32.s32.s32.sat %r3.h1, %a.h0, %b.h1, %c;",
+         {**abc, "s": ("u32", s)}, twelve),
         ("narrow_floats", ".reg .b16 %h0, %h1; cvt.rn.satfinite.e4m3x2.f32 %h0, %x, %y; cvt.u32.u16 %d, %h0; "
                           "cvt.rn.satfinite.e5m2x2.f32 %h1, %x, %y; cvt.u32.u16 %e, %h1; "
                           "cvt.rn.f16x2.e4m3x2 %f, %h0; cvt.rn.f16x2.e5m2x2 %g, %h1; cvt.rna.tf32.f32 %h, %x; "
                           "cvt.rn.satfinite.relu.e4m3x2.f32 %h0, %x, %y; cvt.u32.u16 %k, %h0; "
                           "cvt.rn.bf16.f32 %h1, %x; cvt.u32.u16 %m, %h1; cvt.rn.bf16x2.f32 %q, %x, %y;",
          {"x": ("f32", _floats(n, 11)), "y": ("f32", _floats(n, 12))}, {x: "b32" for x in "defghkmq"}),
-        ("int16x2", "add.s16x2 %d, %a, %b; sub.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
+        ("int16x2", "add.s16x2 %d, %a, %b; add.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
                     "max.relu.s16x2 %h, %a, %b; min.relu.s32 %k, %a, %b;",
          {"a": ("b32", a), "b": ("b32", b)}, {x: "b32" for x in "defghk"}),
         ("fma64", "fma.rn.f64 %d, %a, %b, %c; mul.rn.f64 %e, %a, %b; add.rn.f64 %e, %e, %c;",
@@ -280,17 +310,22 @@ ATOMICS = HEAD + """.visible .entry atomics(.param .u64 p_buf, .param .u64 p_old
 }
 """
 
-FLOAT_MINMAX = HEAD + """.visible .entry float_minmax(.param .u64 p_buf)
+# PTX has no atom.min/.max on f32 or f64 (ptxas: ".min requires .u32 .s32 .u64 .s64 .f16 .f16x2 .bf16 .bf16x2"); the
+# floating-point min/max atomics are the vector forms on 16-bit floats (PTX ISA 8.1), here against NaN, -0.0, inf
+HALF_MINMAX = HEAD81 + """.visible .entry half_minmax(.param .u64 p_buf)
 {
-    .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .f32 %f<4>;
+    .reg .b32 %r<4>; .reg .b64 %rd<4>; .reg .f32 %f<4>; .reg .b16 %h<4>;
     ld.param.u64 %rd1, [p_buf]; cvta.to.global.u64 %rd1, %rd1;
     mov.u32 %r0, %tid.x; cvt.rn.f32.u32 %f1, %r0; sub.f32 %f1, %f1, 10.0;
-    atom.global.min.f32 %f2, [%rd1], %f1;
-    atom.global.max.f32 %f2, [%rd1+4], %f1;
+    cvt.rn.f16.f32 %h0, %f1; cvt.rn.bf16.f32 %h1, %f1; mov.b32 %r1, {%h1, %h1};
+    atom.global.v2.f16.min.noftz {%h2, %h3}, [%rd1], {%h0, %h0};
+    atom.global.v2.f16.max.noftz {%h2, %h3}, [%rd1+4], {%h0, %h0};
+    atom.global.v2.bf16x2.min.noftz {%r2, %r3}, [%rd1+8], {%r1, %r1};
+    atom.global.v2.bf16x2.max.noftz {%r2, %r3}, [%rd1+16], {%r1, %r1};
 }
 """
 
-VECTOR_ATOMICS = HEAD + """.visible .entry vector_atomics(.param .u64 p_buf)
+VECTOR_ATOMICS = HEAD81 + """.visible .entry vector_atomics(.param .u64 p_buf)
 {
     .reg .b64 %rd<2>; .reg .b16 %v<8>; .reg .f32 %f<2>;
     ld.param.u64 %rd1, [p_buf]; cvta.to.global.u64 %rd1, %rd1;
@@ -366,29 +401,35 @@ WAIT1:
 """
 
 
-ASYNC_STORES = HEAD + """.visible .entry async_stores(.param .u64 p_out)
+# pending_count is defined only on the state of an arrive.noComplete (on any other state the PTX ISA leaves it
+# undefined): 128 threads arrive without completing on a barrier of 129, then thread 0 completes the phase
+MBARRIER_NOCOMPLETE = HEAD + """.visible .entry mbar_nocomplete(.param .u64 p_out)
 {
     .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
     .shared .align 8 .b64 bar;
-    .shared .align 8 .b32 box[64];
+    .shared .align 4 .b32 box[128];
     ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1;
-    mov.u32 %r0, %tid.x; mov.u32 %r1, bar; mov.u32 %r2, box;
+    mov.u32 %r0, %tid.x; mov.u32 %r1, bar;
     setp.eq.u32 %p1, %r0, 0;
-    @%p1 mbarrier.init.shared.b64 [%r1], 1;
+    @%p1 mbarrier.init.shared.b64 [%r1], 129;
     bar.sync 0;
-    @%p1 mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r1], 256;
+    mov.u32 %r2, box; shl.b32 %r3, %r0, 2; add.u32 %r4, %r2, %r3; add.u32 %r5, %r0, 2000;
+    st.shared.u32 [%r4], %r5;
+    mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1], 1;
+    mbarrier.pending_count.b64 %r8, %rd2;
     bar.sync 0;
-    shl.b32 %r3, %r0, 2; add.u32 %r4, %r2, %r3; add.u32 %r5, %r0, 7;
-    st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r4], %r5, [%r1];
-    add.u32 %r6, %r2, 128;
-    red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%r6], 1, [%r1];
+    @%p1 mbarrier.arrive.shared.b64 %rd3, [%r1];
 WAIT:
     mbarrier.try_wait.parity.shared.b64 %p2, [%r1], 0;
     @!%p2 bra WAIT;
-    ld.shared.u32 %r7, [%r4]; ld.shared.u32 %r8, [%r2+128]; add.u32 %r7, %r7, %r8;
-    mul.wide.u32 %rd4, %r0, 4; add.s64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r7;
+    xor.b32 %r6, %r0, 127; shl.b32 %r6, %r6, 2; add.u32 %r6, %r2, %r6; ld.shared.u32 %r7, [%r6];
+    mul.wide.u32 %rd4, %r0, 8; add.s64 %rd5, %rd1, %rd4; st.global.v2.u32 [%rd5], {%r7, %r8};
 }
 """
+
+# st.async and red.async are not run here: the PTX ISA defines them only in a cluster of more than one CTA
+# (%cluster_nctarank > 1), which a CuPy launch does not make (on the H100, a one-CTA launch of them stops the
+# context with CUDA_ERROR_ILLEGAL_INSTRUCTION), and gpusim runs clusters of one block
 
 
 def _arr(t, vals, out=False):
@@ -403,15 +444,15 @@ def kernel_cases() -> list[dict]:
          "args": [_arr("u32", atom_buf, True), _arr("u32", [0] * 32, True)]},
         {"name": "vector_atomics", "ptx": VECTOR_ATOMICS, "kernel": "vector_atomics", "grid": 1, "block": 32,
          "args": [_arr("u32", [0, 0xC7004500, 0, 0, 0x3F803F80, 0x3F803F80], True)]},
-        {"name": "float_minmax", "ptx": FLOAT_MINMAX, "kernel": "float_minmax", "grid": 1, "block": 32,
-         "args": [_arr("f32", [0.5, float("nan")], True)]},
+        {"name": "half_minmax", "ptx": HALF_MINMAX, "kernel": "half_minmax", "grid": 1, "block": 32,
+         "args": [_arr("u32", [0x7E003800, 0x7E008000, 0x7FC03F00, 0x7F808000, 0x7FC03F00, 0xFF808000], True)]},
         {"name": "cp_async", "ptx": CP_ASYNC, "kernel": "cp_async", "grid": 1, "block": 64,
          "args": [_arr("f32", list(np.arange(256, dtype=np.float32) + 1)), _arr("f32", [0.0] * 256, True)]},
         {"name": "wrap", "ptx": WRAP, "kernel": "wrap", "grid": 1, "block": 64, "args": [_arr("u32", [0] * 64, True)]},
-        {"name": "async_stores", "ptx": ASYNC_STORES, "kernel": "async_stores", "grid": 1, "block": 32,
-         "args": [_arr("u32", [0] * 32, True)]},
         {"name": "mbarrier", "ptx": MBARRIER, "kernel": "mbar", "grid": 1, "block": 128,
          "args": [_arr("u32", [0] * 256, True)]},
+        {"name": "mbarrier_nocomplete", "ptx": MBARRIER_NOCOMPLETE, "kernel": "mbar_nocomplete", "grid": 1,
+         "block": 128, "args": [_arr("u32", [0] * 256, True)]},
     ]
     calls = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "calls.ptx"
     if calls.exists():
@@ -433,6 +474,7 @@ APPROX = {   # name: (instruction, type, input generator)
     "sin": ("sin.approx.f32", "f32", lambda r, n: r.uniform(-np.pi, np.pi, n)),
     "sin_wide": ("sin.approx.f32", "f32", lambda r, n: r.uniform(-100 * np.pi, 100 * np.pi, n)),
     "cos": ("cos.approx.f32", "f32", lambda r, n: r.uniform(-np.pi, np.pi, n)),
+    "cos_wide": ("cos.approx.f32", "f32", lambda r, n: r.uniform(-100 * np.pi, 100 * np.pi, n)),
     "ex2": ("ex2.approx.f32", "f32", lambda r, n: r.uniform(-126, 127, n)),
     "ex2_ftz": ("ex2.approx.ftz.f32", "f32", lambda r, n: r.uniform(-140, 127, n)),
     "lg2": ("lg2.approx.f32", "f32", lambda r, n: np.exp2(r.uniform(-126, 127, n))),

@@ -5,7 +5,9 @@ benchmarks/isa_device.py``) keeps each case's PTX, launch, inputs and the GPU's 
 in the emulator on the same PTX and inputs and must give the same bits (the integer, bit, warp, atomic,
 cp.async, device-function and FMA-contraction cases), or, for the ``.approx`` functions, stay within the
 error bound the PTX ISA documents for the GPU's (the emulator computes them to float32 accuracy); the
-distances are printed (``pytest -s``).  Without the record these tests skip; the cases themselves are always
+distances are printed (``pytest -s``) as the rows of the table in ``isa/README.md``.  Outputs that depend on the
+order of atomics compare as multisets; the few the H100 computes by no rule we found are listed in
+``UNEXPLAINED`` with what is known of them.  Without the record these tests skip; the cases themselves are always
 built and run in the emulator (``test_the_cases_run_here``), so the script cannot rot.
 """
 from __future__ import annotations
@@ -30,19 +32,44 @@ _spec.loader.exec_module(isa_device)
 # (case, argument index) -> the element indices not compared.  The old values of atom.exch are compared as a
 # multiset.
 ORDER_DEPENDENT = {("atomics", "0"): [0, 8, 9, 14],
-                   ("mbarrier", "0"): list(range(1, 256, 2))}     # each arrival's pending count: multiset below
+                   # each arrival's pending count (a warp's lanes share one): a multiset, below
+                   ("mbarrier", "0"): list(range(1, 256, 2)), ("mbarrier_nocomplete", "0"): list(range(1, 256, 2))}
 UNORDERED = {("atomics", "1")}
+
+# Outputs where the H100 does something no rule we found explains, named (case, output name) -> elements.  The
+# secondary .min/.max of the scalar video instructions compare the result and c as unsigned 32-bit values for a
+# .u32 d in 765 of the 768 recorded comparisons; in these 3 (a small negative result against c = 0xFFFFFFFF or
+# 0xFFFFFFFE) the H100 picks the other operand, which neither an unsigned nor a signed comparison gives.
+# And vshl.s32.s32.u32.sat.clamp into d.h0 (video_merge_more, h) whose shift leaves the 32-bit range: the H100
+# writes 0x0000 or 0xFFFF there (45 of those 154 elements differ from the result's low bits, which the emulator
+# writes and which the other 109 and every in-range element match).
+def _vshl_overflows(case) -> list[int]:
+    a, s = (isa_device.from_bits("u32", case["args"][i]["array"]).astype(np.int64) for i in (0, 3))
+    b0 = ((a & 0xFF) ^ 0x80) - 0x80
+    shifted = [int(v) << int(min(k, 32)) for v, k in zip(b0, s)]
+    return [i for i, v in enumerate(shifted) if not -2 ** 31 <= v < 2 ** 31]
+
+
+UNEXPLAINED = {("scalar_video", "r0"): lambda case: [7], ("video_merge_more", "r0"): lambda case: [7],
+               ("video_merge_more", "r1"): lambda case: [8], ("video_merge_more", "h"): _vshl_overflows}
 
 # The PTX ISA's error bounds for the .approx instructions: ("ulp", n) or ("abs", e) or ("rel", e).
 BOUNDS = {
+    # 2^-20.5 absolute in [-2pi, 2pi], 2^-14.7 in [-100pi, 100pi], nothing guaranteed outside: SIN_COS_BOUND
     "sin.approx.f32": ("abs", 2.0 ** -20.5), "cos.approx.f32": ("abs", 2.0 ** -20.5),
     "ex2.approx.f32": ("ulp", 2), "ex2.approx.ftz.f32": ("ulp", 2),
     # 2^-22.6 absolute on the logarithm of the mantissa, then the result's own rounding: in units of that sum
     "lg2.approx.f32": ("abs+ulp", 2.0 ** -22.6),
-    "rcp.approx.f32": ("ulp", 1), "rsqrt.approx.f32": ("ulp", 2), "sqrt.approx.f32": ("ulp", 1),
+    "rcp.approx.f32": ("ulp", 1), "rsqrt.approx.f32": ("rel", 2.0 ** -22.9), "sqrt.approx.f32": ("rel", 2.0 ** -23),
     "tanh.approx.f32": ("rel", 2.0 ** -10.987), "div.approx.f32": ("ulp", 2), "div.full.f32": ("ulp", 2),
     "rcp.approx.ftz.f64": ("rel", 2.0 ** -20), "rsqrt.approx.ftz.f64": ("rel", 2.0 ** -20),
 }
+
+
+def sin_cos_bound(x: np.ndarray) -> np.ndarray:
+    """The PTX ISA's absolute error bound of sin/cos.approx.f32 at each input (NaN outside [-100pi, 100pi])."""
+    ax = np.abs(x)
+    return np.where(ax <= 2 * np.pi, 2.0 ** -20.5, np.where(ax <= 100 * np.pi, 2.0 ** -14.7, np.nan))
 
 
 def args_of(case: dict) -> list:
@@ -94,6 +121,11 @@ def test_bit_identical_to_the_h100(case):
             continue
         keep = np.ones(want.size, bool)
         keep[skip] = False
+        names = case.get("out_names")
+        if names:
+            unexplained = UNEXPLAINED.get((case["name"], names[int(k) - len(case["args"]) + len(names)]))
+            if unexplained:
+                keep[unexplained(case)] = False
         if skip:      # the order-dependent elements: the same values, in some order
             assert sorted(isa_device.hex_of(mine[skip])) == sorted(np.array(want_hex)[skip].tolist()) or \
                 case["name"] == "atomics", (case["name"], k)
@@ -117,6 +149,19 @@ def _error(kind, got, exact):
     return np.abs(got - exact) / np.maximum(spacing, np.finfo(np.float64).tiny)
 
 
+# For the table in isa/README.md (python -m pytest -s -q tests/hw/test_isa_device.py -k approx prints its rows):
+# each case's inputs (benchmarks/isa_device.py APPROX) and the PTX ISA's bound as the manual words it.
+INPUTS = {"sin": "[-pi, pi]", "sin_wide": "[-100pi, 100pi]", "cos": "[-pi, pi]", "cos_wide": "[-100pi, 100pi]",
+          "ex2": "[-126, 127]", "ex2_ftz": "[-140, 127]", "lg2": "2^[-126, 127]", "rcp": "+-2^[-120, 120]",
+          "rcp_f64": "2^[-1000, 1000]", "rsqrt": "2^[-120, 120]", "rsqrt_f64": "2^[-1000, 1000]",
+          "sqrt": "2^[-120, 120]", "tanh": "[-10, 10]", "div_approx": "[-1e6, 1e6] / +-2^[-100, 100]",
+          "div_full": "[-1e6, 1e6] / +-2^[-100, 100]"}
+BOUND_TEXT = {"sin.approx.f32": "2^-20.5 abs in [-2pi, 2pi], 2^-14.7 abs in [-100pi, 100pi]",
+              "cos.approx.f32": "2^-20.5 abs in [-2pi, 2pi], 2^-14.7 abs in [-100pi, 100pi]",
+              "lg2.approx.f32": "2^-22.6 abs (+ the result's rounding)", "tanh.approx.f32": "2^-10.987 rel",
+              "rsqrt.approx.f32": "2^-22.9 rel", "sqrt.approx.f32": "2^-23 rel",
+              "rcp.approx.ftz.f64": "2^-20 rel (as tested)", "rsqrt.approx.ftz.f64": "2^-20 rel (as tested)"}
+
 EXACT = {"sin": np.sin, "cos": np.cos, "ex2": np.exp2, "lg2": np.log2, "rcp": lambda x: 1 / x,
          "rsqrt": lambda x: 1 / np.sqrt(x), "sqrt": np.sqrt, "tanh": np.tanh}
 
@@ -139,13 +184,20 @@ def test_approx_within_the_documented_bound_of_the_h100(case):
         (np.abs(exact) > np.finfo(gpu.dtype).tiny * 4)
     if ins.startswith(("sin", "cos")):
         finite &= np.abs(xs[0]) <= 100 * np.pi
+        bound = sin_cos_bound(xs[0][finite])          # per input: the bound of its range
     e_gpu = _error(kind, gpu[finite], exact[finite])
     e_emu = _error(kind, emu[finite], exact[finite])
     e_between = _error(kind, emu[finite], gpu[finite].astype(np.float64))     # the distance to write down
-    print(f"\n{ins:22s} ({kind}) bound {bound:.3g}: H100 max {e_gpu.max():.3g}, emulator max {e_emu.max():.3g}, "
-          f"emulator vs H100 max {e_between.max():.3g} mean {e_between.mean():.3g} over {finite.sum()} inputs")
-    assert e_emu.max() <= bound, f"{ins}: the emulator is outside the PTX ISA's bound"
-    assert e_between.max() <= 2 * bound, f"{ins}: the emulator and the H100 differ by more than twice the bound"
+    d_abs = np.abs(emu[finite].astype(np.float64) - gpu[finite])
+    d_rel = d_abs / np.abs(exact[finite])
+    unit = {"abs": "abs", "rel": "rel", "ulp": "ulp", "abs+ulp": "of the bound"}[kind]
+    bound_text = BOUND_TEXT.get(ins, f"{BOUNDS[ins][1]} {BOUNDS[ins][0]}")
+    print(f"\n| `{ins}` ({case['name']}) | {INPUTS.get(case['name'], '?')} | {finite.sum()} | {d_abs.max():.3g} | "
+          f"{d_rel.max():.3g} | {e_between.max():.3g} {unit} | {e_gpu.max():.3g} {unit} | {e_emu.max():.3g} {unit} | "
+          f"{bound_text} |")
+    assert np.all(e_gpu <= bound), f"{ins}: the H100 itself is outside the bound as written here"
+    assert np.all(e_emu <= bound), f"{ins}: the emulator is outside the PTX ISA's bound"
+    assert np.all(e_between <= 2 * bound), f"{ins}: the emulator and the H100 differ by more than twice the bound"
 
 
 def test_the_cases_run_here():
