@@ -393,8 +393,33 @@ def test_mbarrier_arrive_and_wait_across_warps():
                      args=[np.zeros(256, np.uint32)])
     out = res.args[0].reshape(128, 2)
     assert out[:, 0].tolist() == [1000 + (t ^ 127) for t in range(128)]   # every write was seen after the wait
-    # the state an arrive returns is the object before it: each thread saw a different pending count
-    assert sorted(out[:, 1].tolist()) == list(range(1, 129))
+    # the state an arrive returns is the object before it; a warp's lanes arrive together (as on the H100):
+    # the 4 warps saw 128, 96, 64 and 32 pending arrivals, 32 lanes each
+    assert sorted(out[:, 1].tolist()) == sorted([32, 64, 96, 128] * 32)
+    assert all(len(set(out[32 * w:32 * w + 32, 1].tolist())) == 1 for w in range(4))
+
+
+def test_mbarrier_arrive_nocomplete_goes_lane_by_lane():
+    """.noComplete arrivals are not combined (on the H100 each lane reads its own pending count: case
+    mbarrier_nocomplete of tests/hw/test_isa_device.py); here each of 64 lanes arrives twice at once."""
+    src = """
+    .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+    .shared .align 8 .b64 obj;
+    ld.param.u64 %rd1, [p_out]; cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r0, %tid.x; mov.u32 %r1, obj; setp.eq.u32 %p1, %r0, 63;
+    @%p1 mbarrier.init.shared::cta.b64 [%r1], 130;
+    bar.sync 0;
+    mbarrier.arrive.noComplete.shared::cta.b64 %rd2, [%r1], 2;
+    mbarrier.pending_count.b64 %r2, %rd2;
+    bar.sync 0;
+    @%p1 mbarrier.arrive.release.cta.shared::cta.b64 %rd3, [%r1], 2;
+POLL:
+    mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r1], 0;
+    @!%p2 bra POLL;
+    mul.wide.u32 %rd4, %r0, 4; add.s64 %rd5, %rd1, %rd4; st.global.u32 [%rd5], %r2;
+"""
+    res = gpusim.run(kernel(src, ".param .u64 p_out"), grid=1, block=64, args=[np.zeros(64, np.uint32)])
+    assert sorted(res.args[0].tolist()) == list(range(4, 131, 2))
 
 
 def test_mbarrier_wait_that_cannot_complete_is_a_deadlock():

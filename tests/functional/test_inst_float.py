@@ -271,3 +271,19 @@ def test_bf16_arithmetic_rounds_once():
     assert int(o["e"][0]) == _bf16_bits(np.float64(x) * np.float64(y))
     assert int(o["f"][0]) == _bf16_bits(np.float64(x) * np.float64(y) + np.float64(y))
     assert int(o["g"][0]) == _bf16_bits(x) ^ 0x8000
+
+
+def test_f16_and_bf16_nan_results_are_the_canonical_0x7fff():
+    """As on the H100 (tests/hw/test_isa_device.py, cases half and narrow_floats): whatever NaN goes in, or
+    when inf - inf makes one, an f16/bf16 result NaN is 0x7FFF; neg/abs only flip bits."""
+    nan_in = 0x7E00 | 0xFC00 << 16                        # (qNaN, -inf)
+    inf = 0x7C00 | 0x7C00 << 16
+    o = run_snippet("add.f16x2 %d, %a, %b; fma.rn.f16x2 %e, %a, %b, %b; min.f16x2 %f, %a, %a; "
+                    "add.bf16x2 %g, %c, %c; neg.f16x2 %h, %a;",
+                    {"a": ([nan_in] * 32, "b32"), "b": ([inf] * 32, "b32"), "c": ([0x7FC1FF80] * 32, "b32")},
+                    {x: "b32" for x in "defgh"})
+    assert int(o["d"][0]) == 0x7FFF | 0x7FFF << 16        # NaN + inf; -inf + inf
+    assert int(o["e"][0]) & 0xFFFF == 0x7FFF              # NaN * inf + inf
+    assert int(o["f"][0]) & 0xFFFF == 0x7FFF
+    assert int(o["g"][0]) == 0xFF80 | 0x7FFF << 16        # bf16: -inf + -inf = -inf; the NaN half: 0x7FFF
+    assert int(o["h"][0]) == 0xFE00 | 0x7C00 << 16        # neg keeps the payload, flips the sign

@@ -325,9 +325,38 @@ def test_scalar_video_part_selection_saturation_secondary_ops_and_merge():
     got = [int(o[x][0]) for x in "defghkmq"]
     sb1 = 0x9ABC - 0x10000                                      # b.h1 as .s32
     assert got[0] == 0x78 + 0xDE
-    assert got[1] == ((0x5678 - sb1) & 0xFFFF) << 16 | c       # merged into the high half of c
+    assert got[1] == ((0x5678 - sb1) & 0xFFFF0000) | c          # .h1: the result's own upper half (as the H100)
     assert got[2] == (b - a + c) & 0xFFFFFFFF
     assert got[3] == 1 and got[4] == 0                         # 0x34 < 0xBC; a << 32 (clamped) loses a
     assert got[5] == (-(0x5678 * sb1) + c) >> 7                 # -(a*b) + c, then >> 7
     assert got[6] == (min(max(0x78, 0xF0 - 0x100), 127) << 24) | c    # max(120, -16) into byte 3 of c
     assert got[7] == ((b - (1 << 32)) >> 4) & 0xFFFFFFFF                # min(b >> (36 mod 32), c), signed
+
+
+def test_scalar_video_merge_and_secondary_op_as_the_h100_does_them():
+    """The rules measured on the H100 (tests/hw/test_isa_device.py, cases scalar_video and video_merge_*)."""
+    a, b, c = 0x00000001, 0xED5A4BC8, 0x00000001           # a.b0 - b.b1 = 1 - 0x4B = -74; a.h0 - b.h1 = 4775
+    o = run_snippet("vsub.s32.s32.s32.sat %d.b0, %a.b0, %b.b1, %c; vsub.s32.s32.s32 %e.b3, %a.b0, %b.b1, %c; "
+                    "vsub.s32.s32.s32 %f.h1, %a.h0, %b.h1, %c; vsub.s32.s32.s32.sat %g.h0, %b.h1, %a.h0, %c; "
+                    "vshl.s32.s32.u32.sat.clamp %h.h0, %k0, 11, %c; vmin.u32.s32.s32.max %k, %a.h1, %b.h0, %c;"
+                    "vadd.u32.u32.u32.sat %m.b3, %a.b0, %q0, %c;",
+                    {"a": ([a] * 32, "u32"), "b": ([b] * 32, "u32"), "c": ([c] * 32, "u32"),
+                     "k0": ([120] * 32, "u32"), "q0": ([300] * 32, "u32")},
+                    {x: "u32" for x in "defghkm"})
+    got = [int(o[x][0]) for x in "defghkm"]
+    assert got[0] == 0x7F | (c & ~0xFF)             # .sat into a byte: -74 saturates as unsigned, to 0x7F
+    assert got[1] == (0xB6 << 24) | c               # no .sat: the low byte of -74, moved to byte 3
+    assert got[2] == (4775 & 0xFFFF0000) | c        # .h1: the result's upper half (0 here), not 4775 << 16
+    assert got[3] == 0x7FFF | (c & 0xFFFF0000)      # -4775 saturated into h0 as unsigned: 0x7FFF
+    assert got[4] == (120 << 11) & 0xFFFF | (c & 0xFFFF0000)   # the shifts merge unsaturated low bits
+    # min(0, b.h0 = 0x4BC8) = 0, then .max with c as unsigned 32-bit values
+    assert got[5] == max(0, c)
+    assert got[6] == (min(1 + 300, 255) << 24) | c  # .u32 .sat into byte 3: 255
+
+
+def test_scalar_video_secondary_max_compares_a_negative_result_of_a_u32_d_as_unsigned():
+    # min(a.h1, b.h0) = min(0, -3924) = -3924: as a .u32 result, 0xFFFFF0AC, larger than c = 3
+    o = run_snippet("vmin.u32.s32.s32.max %d, %a.h1, %b.h0, %c; vmin.u32.s32.s32.min %e, %a.h1, %b.h0, %c;",
+                    {"a": ([0] * 32, "u32"), "b": ([0xDDF1F0AC] * 32, "u32"), "c": ([3] * 32, "u32")},
+                    {"d": "u32", "e": "u32"})
+    assert int(o["d"][0]) == 0xFFFFF0AC and int(o["e"][0]) == 3
