@@ -192,7 +192,8 @@ _add(
                                                           "cta", "sys", "weak"), "memory"),
     OpSpec("atom", INTS + BIT_TYPES[1:] + ("f32", "f64") + HALF_TYPES, "d m a b?",
            "d = memory[m]; memory[m] = op(memory[m], a) atomically (cas: a compare, b new value; .cas.b16 and "
-           "64-bit; float .add (f32 on .global flushes subnormals, f16/bf16 need .noftz), .min/.max; .exch; "
+           "64-bit; float .add (f32 on .global flushes subnormals, f16/bf16 need .noftz); float .min/.max only "
+           "on f16/bf16 vectors (PTX has none on f32/f64); .exch; "
            "vectors .v2/.v4/.v8 of f16/bf16 and .v2/.v4 f32 .add on .global; the 128-bit .b128 forms are not "
            "modelled: gpusim's registers are at most 64 bits)",
            _fixed(U.LSU, L.GLOBAL), ("global", "shared") + ATOM_OPS + ("relaxed", "acq_rel", "acquire",
@@ -235,7 +236,7 @@ _add(
     # modifications of the rows above: half-precision types, carry flags, ReLU
     _arith("add", INTS + F + H + INT16X2, "d a b", "d = a + b (integers wrap; .sat clamps s32; .cc writes the "
            "carry flag CC.CF that addc reads; .u16x2/.s16x2: two 16-bit halves)", ROUND_FLOAT + ("ftz", "sat", "cc")),
-    _arith("sub", INTS + F + H + INT16X2, "d a b", "d = a - b (.cc writes the borrow to CC.CF)",
+    _arith("sub", INTS + F + H, "d a b", "d = a - b (.cc writes the borrow to CC.CF; PTX has no .u16x2/.s16x2 sub)",
            ROUND_FLOAT + ("ftz", "sat", "cc")),
     _arith("mul", INTS + F + H, "d a b",
            "d = a * b; .lo/.hi: low/high half of the double-width product; .wide: full product into a 2x wide d",

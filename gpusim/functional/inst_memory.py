@@ -132,6 +132,14 @@ def build_atom(ins: Instruction, ctx):
     (op,) = [m for m in ins.mods if m in ATOM_OPS]
     if t in ("f16", "bf16", "f16x2", "bf16x2") and op not in ("add", "min", "max"):
         raise ctx.unsupported(ins, f"{ins.opcode}: 16-bit float atomics are .add, .min and .max")
+    # not PTX at all (ptxas: ".min requires .u32 .s32 .u64 .s64 .f16 .f16x2 .bf16 .bf16x2", and "vector
+    # modifier required" for the 16-bit ones): a GPU would not load the module, so neither does gpusim run it
+    if op in ("min", "max") and t in ("f32", "f64"):
+        raise ctx.unsupported(ins, f"{ins.opcode}: PTX has no floating-point .{op} atomic on .{t} (only on "
+                                   f"16-bit floats, as vectors: atom.global.v2.f16.{op}.noftz)")
+    if op in ("min", "max") and t in ("f16", "bf16", "f16x2", "bf16x2"):
+        raise ctx.unsupported(ins, f"{ins.opcode}: PTX's 16-bit float .{op} atomics are vectors "
+                                   f"(atom.global.v2.{t}.{op}.noftz)")
     if t == "b16" and op != "cas":
         raise ctx.unsupported(ins, f"{ins.opcode}: 16-bit atomics are .cas only (atom.cas.b16)")
     # atom.add.f32 on global memory flushes subnormal inputs and results (the PTX ISA says so); shared does not

@@ -1,6 +1,8 @@
 """Integer arithmetic: add sub mul(.lo/.hi/.wide) mad div rem min max abs neg, with wrap-around edge cases."""
 import numpy as np
 import pytest
+
+from isa.errors import PtxError
 from snippet import run_snippet
 
 I32_MIN, I32_MAX = -2 ** 31, 2 ** 31 - 1
@@ -301,14 +303,20 @@ def test_simd_video_selectors_halves_and_vset():
         assert int(o["h"][k]) == _pack([max(-128, min(127, sa[0] - y)) for y in sb], 8)
 
 
+def test_sub_has_no_16_bit_pairs():
+    """PTX's sub takes no .u16x2/.s16x2 (ptxas rejects it; add, min and max do take them)."""
+    with pytest.raises(PtxError, match=r"sub does not take \.u16x2"):
+        run_snippet("sub.u16x2 %d, %a, %b;", {"a": ([1] * 32, "u32"), "b": ([2] * 32, "u32")}, {"d": "u32"})
+
+
 def test_add_min_max_on_16_bit_pairs():
-    o = run_snippet("add.s16x2 %d, %a, %b; sub.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
+    o = run_snippet("add.s16x2 %d, %a, %b; add.u16x2 %e, %a, %b; min.s16x2 %f, %a, %b; max.u16x2 %g, %a, %b; "
                     "max.relu.s16x2 %h, %a, %b;", {"a": (A4, "b32"), "b": (B4, "b32")},
                     {"d": "b32", "e": "b32", "f": "b32", "g": "b32", "h": "b32"})
     for k in range(8):
         sa, sb, ua, ub = _parts(A4[k], 16, 1), _parts(B4[k], 16, 1), _parts(A4[k], 16, 0), _parts(B4[k], 16, 0)
         assert int(o["d"][k]) == _pack([x + y for x, y in zip(sa, sb)], 16)
-        assert int(o["e"][k]) == _pack([x - y for x, y in zip(ua, ub)], 16)
+        assert int(o["e"][k]) == _pack([x + y for x, y in zip(ua, ub)], 16)
         assert int(o["f"][k]) == _pack([min(x, y) for x, y in zip(sa, sb)], 16)
         assert int(o["g"][k]) == _pack([max(x, y) for x, y in zip(ua, ub)], 16)
         assert int(o["h"][k]) == _pack([max(x, y, 0) for x, y in zip(sa, sb)], 16)
