@@ -9,6 +9,7 @@ branch, barrier, memory barrier, exit).
 from __future__ import annotations
 
 import heapq
+from array import array
 
 import numpy as np
 
@@ -16,6 +17,9 @@ from gpusim.errors import ConfigError
 from gpusim.functional.trace import KernelTrace, StaticInstr
 from gpusim.timing.warp_states import StallReason
 from isa.units import LatencyClass, MemSpace, Unit
+
+# A cycle that never comes: a warp waiting at a barrier, an SM with nothing left to do.
+INF = 1 << 62
 
 # What the issue stage does with an instruction (ints: the hot loop compares them).
 OP_ALU, OP_MEM, OP_BRANCH, OP_BARRIER, OP_MEMBAR, OP_EXIT = range(6)
@@ -25,6 +29,18 @@ OP_ALU, OP_MEM, OP_BRANCH, OP_BARRIER, OP_MEMBAR, OP_EXIT = range(6)
 # memory system keeps busy for as long as the access needs (more wavefronts for conflicts, more sectors).
 SMSP_PIPES: tuple[Unit, ...] = (Unit.LSU, Unit.FP32, Unit.INT, Unit.FP64, Unit.SFU, Unit.BRANCH, Unit.MISC)
 LSU_PIPE = 0
+
+
+
+def int_array(values) -> array:
+    """A flat array of C ``long long`` (``array('q')``): what the SM's hot loop indexes.  In plain Python it
+    behaves like a list of ints; the compiled SM (``sm.pxd``) reads it as a typed memoryview."""
+    if isinstance(values, np.ndarray):
+        out = array("q")
+        out.frombytes(np.ascontiguousarray(values, dtype=np.int64).tobytes())
+        return out
+    return array("q", values)
+
 
 # Spaces whose accesses go through the LSU's local/global path (a generic one may: lg_throttle).
 _LONG_SPACES = (MemSpace.GLOBAL, MemSpace.LOCAL, MemSpace.GENERIC)
@@ -88,6 +104,8 @@ class DecodedKernel:
                                              else StallReason.MIO_THROTTLE)
             elif unit is Unit.SFU:
                 self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
+        self.pipe = int_array(self.pipe)
+        self.throttle_state = int_array(self.throttle_state)
         # What issuing needs, as one tuple per PC: one list index and an unpack in the hot loop.
         self.issue_info: list[tuple] = list(zip(self.op, self.dsts, self.latency_cycles, self.result_state,
                                                 self.pipe, self.interval_cycles, self.is_store))
@@ -97,9 +115,8 @@ class DecodedKernel:
         self.membar_latency_cycles = latency(LatencyClass.MEMBAR)
         # Scoreboard of each memory access by its resolved space (a generic load may hit shared memory).
         long_ids = [MemSpace.GLOBAL.code, MemSpace.LOCAL.code]
-        self.slot_state: list[int] = np.where(np.isin(trace.mem_space, long_ids),
-                                              int(StallReason.LONG_SCOREBOARD),
-                                              int(StallReason.SHORT_SCOREBOARD)).tolist()
+        self.slot_state = int_array(np.where(np.isin(trace.mem_space, long_ids), int(StallReason.LONG_SCOREBOARD),
+                                             int(StallReason.SHORT_SCOREBOARD)))
 
 
 def _op_of(ins: StaticInstr) -> int:

@@ -21,9 +21,9 @@ import numpy as np
 import simpy
 
 from gpusim.functional.trace import KernelTrace
-from gpusim.timing.decode import SMSP_PIPES, DecodedKernel, schedule_rows
+from gpusim.timing.decode import INF, SMSP_PIPES, DecodedKernel, int_array, schedule_rows
 from gpusim.timing.schedulers import make_scheduler
-from gpusim.timing.sm import INF, StreamingMultiprocessor, Warp
+from gpusim.timing.sm import StreamingMultiprocessor, Warp
 from gpusim.timing.warp_states import N_STALL_REASONS
 
 PROGRESS_INTERVAL_S = 0.5
@@ -101,15 +101,15 @@ class GpuTimingModel:
         self.n_pipes = len(SMSP_PIPES)
         # The order each warp issues its recorded instructions in (gpu.instruction_schedule).
         pcs, slots = schedule_rows(trace, getattr(gpu, "instruction_schedule", "ptx"))
-        self.trace_pc: list[int] = pcs.tolist()
-        self.mem_slot: list[int] = slots.tolist()
+        self.trace_pc = int_array(pcs)
+        self.mem_slot = int_array(slots)
         ws = trace.warp_start.tolist()
         self.warp_rows = [(ws[i], ws[i + 1]) for i in range(trace.n_warps)]
         order = np.lexsort((trace.warp_in_block, trace.warp_block))
         self.block_warps: list[list[int]] = [[] for _ in range(trace.n_blocks)]
         for gid, bid in zip(order.tolist(), trace.warp_block[order].tolist()):
             self.block_warps[bid].append(gid)
-        self.pc_stalls = [0] * (len(trace.instructions) * N_STALL_REASONS)
+        self.pc_stalls = int_array(np.zeros(len(trace.instructions) * N_STALL_REASONS, dtype=np.int64))
         self.warps: list[Warp | None] = [None] * trace.n_warps
         self.blocks_done = 0
         self.barrier_releases = 0

@@ -22,15 +22,14 @@ import heapq
 from bisect import insort
 
 from gpusim.errors import KernelError
-from gpusim.timing.decode import (LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
-                                  DecodedKernel)
+from gpusim.timing.decode import (INF, LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
+                                  DecodedKernel, int_array)
 from gpusim.timing.hooks import GlobalAccess, SharedAccess, WarpIssue, WarpStateChange
 from gpusim.timing.warp_states import N_STALL_REASONS, StallReason
 from isa.units import MemSpace
 
 SHARED, GLOBAL, LOCAL = MemSpace.SHARED, MemSpace.GLOBAL, MemSpace.LOCAL
 _event = tuple.__new__          # _event(WarpIssue, (...)) is WarpIssue(...) without a Python-level __new__
-INF = 1 << 62
 NS = N_STALL_REASONS
 SELECTED = int(StallReason.SELECTED)
 NOT_SELECTED = int(StallReason.NOT_SELECTED)
@@ -64,15 +63,15 @@ class Warp:
         self.row = row
         self.end = end
         self.pc = -1
-        self.reg_ready = [0] * n_regs
-        self.reg_state = [WAIT] * n_regs
+        self.reg_ready = int_array([0]) * n_regs
+        self.reg_state = int_array([WAIT]) * n_regs
         self.dep_ready = 0
         self.dep_state = WAIT
         self.ready_at = now
         # Placeholder until the scheduler first looks at the warp this cycle (a zero-length interval).
         self.state = NOT_SELECTED
         self.since = now
-        self.stall = [0] * NS
+        self.stall = int_array([0]) * NS
         self.last_store_cycle = 0
         self.start_cycle = now
         self.end_cycle = -1
@@ -118,7 +117,7 @@ class SubPartition:
         self.warps: list[Warp] = []
         self.policy = policy
         self.select = policy.select
-        self.pipe_free = [0] * n_pipes
+        self.pipe_free = int_array([0]) * n_pipes
         self.next_check = INF
         self.inst_executed = 0
         # What the hot loop reads, bound here once (one attribute load instead of a chain per use).
@@ -150,8 +149,6 @@ class SubPartition:
 
     def cycle(self, now: int) -> None:
         """Look at every warp whose ``ready_at`` has come; issue one of the eligible ones."""
-        pipe = self.pipe_of
-        pipe_free = self.pipe_free
         lsu_free = self.sm.lsu_free
         nxt = INF
         self.next_check = INF
@@ -167,8 +164,8 @@ class SubPartition:
                 s = w.dep_state
             else:
                 pc = w.pc
-                p = pipe[pc]
-                r = pipe_free[p]
+                p = self.pipe_of[pc]
+                r = self.pipe_free[p]
                 if p == LSU_PIPE and lsu_free > r:
                     r = lsu_free
                 if r <= now:
@@ -203,16 +200,14 @@ class SubPartition:
     def issue(self, w: Warp, now: int) -> int:
         """Issue ``w``'s next instruction at ``now``; returns the warp's next ``ready_at``."""
         pc = w.pc
-        pcs = self.pc_stalls
-        stall = w.stall
         base = pc * NS
         d = now - w.since
         if d:
             s = w.state
-            stall[s] += d
-            pcs[base + s] += d
-        stall[SELECTED] += 1
-        pcs[base + SELECTED] += 1
+            w.stall[s] += d
+            self.pc_stalls[base + s] += d
+        w.stall[SELECTED] += 1
+        self.pc_stalls[base + SELECTED] += 1
         self.inst_executed += 1
         obs = self.observer
         if obs is not None:
@@ -221,13 +216,10 @@ class SubPartition:
         t0 = now + 1
         s0 = NOT_SELECTED
         if op == OP_ALU:
-            if dsts:
-                t = now + lat
-                rr = w.reg_ready
-                rs = w.reg_state
-                for r in dsts:
-                    rr[r] = t
-                    rs[r] = st
+            t = now + lat
+            for r in dsts:
+                w.reg_ready[r] = t
+                w.reg_state[r] = st
             self.pipe_free[p] = now + interval
         elif op == OP_MEM:
             sm = self.sm
@@ -246,12 +238,9 @@ class SubPartition:
             self.pipe_free[p] = now + interval
             if is_store and ready > w.last_store_cycle:
                 w.last_store_cycle = ready
-            if dsts:
-                rr = w.reg_ready
-                rs = w.reg_state
-                for r in dsts:
-                    rr[r] = ready
-                    rs[r] = st
+            for r in dsts:
+                w.reg_ready[r] = ready
+                w.reg_state[r] = st
         elif op == OP_BRANCH:
             self.pipe_free[p] = now + interval
             t0 = now + self.branch_latency
@@ -275,9 +264,8 @@ class SubPartition:
         w.pc = npc
         dr = 0
         ds = WAIT
-        rr = w.reg_ready
         for r in self.deps[npc]:
-            x = rr[r]
+            x = w.reg_ready[r]
             if x > dr:
                 dr = x
                 ds = r
@@ -333,6 +321,10 @@ class StreamingMultiprocessor:
     warp has exited and drained. Simplification: the occupancy limit (blocks per SM) is the only resource
     check, which is exact because all blocks of a launch need the same resources.
     """
+
+    __slots__ = ("sm_id", "model", "kernel", "trace_pc", "mem_slot", "requests", "mem_access", "pc_stalls",
+                 "observer", "subpartitions", "lsu_free", "free_slots", "launching", "retiring", "resident_blocks",
+                 "active_since", "cycles_active", "blocks_executed")
 
     def __init__(self, sm_id: int, model) -> None:
         self.sm_id = sm_id

@@ -1,0 +1,101 @@
+"""Which modules of the timing model run compiled, and the switch back to plain Python.
+
+The timing model's hot modules are plain Python (the readable reference model).  Beside each one, a
+Cython "augmenting" ``.pxd`` file declares which attributes and locals are C integers; when Cython and a C
+compiler are there at install time (``pip install -e .``, see ``setup.py``), the same ``.py`` file is
+compiled to an extension module next to it, which Python imports in its place.  Without a compiler the
+install still succeeds and everything runs as plain Python; both paths give the same numbers
+(``tests/timing/test_compiled.py`` runs both and compares).
+
+``GPUSIM_PURE_PYTHON=1`` in the environment makes a process import the ``.py`` files even where compiled
+modules exist (for debugging, profiling with cProfile, or comparing); so does a compiled module that is
+older than its ``.py`` or ``.pxd`` (a source edited since the last build: it would run stale code), with a
+warning saying how to rebuild.  The switch is read once, when ``gpusim`` is first imported.
+"""
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from pathlib import Path
+
+# Modules compiled when possible (setup.py builds exactly these; a test checks they agree).
+COMPILED_MODULES: tuple[str, ...] = ("gpusim.timing.sm",)
+
+PURE_ENV = "GPUSIM_PURE_PYTHON"
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pure_requested() -> bool:
+    """Whether the environment asks for the plain-Python path (``GPUSIM_PURE_PYTHON`` set, not 0/empty)."""
+    return os.environ.get(PURE_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _source(name: str) -> Path:
+    return _ROOT.joinpath(*name.split(".")).with_suffix(".py")
+
+
+def _extensions(name: str) -> list[Path]:
+    src = _source(name)
+    return [src.with_name(src.stem + suffix) for suffix in importlib.machinery.EXTENSION_SUFFIXES
+            if src.with_name(src.stem + suffix).exists()]
+
+
+def _stale(name: str) -> bool:
+    src = _source(name)
+    built = [p.stat().st_mtime for p in _extensions(name)]
+    if not built:
+        return False
+    newest_source = max(p.stat().st_mtime for p in (src, src.with_suffix(".pxd")) if p.exists())
+    return max(built) < newest_source
+
+
+class _PlainPythonFinder(importlib.abc.MetaPathFinder):
+    """Finds the listed modules' ``.py`` files, ahead of the extension modules beside them."""
+
+    def __init__(self, names) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.names:
+            return None
+        return importlib.util.spec_from_file_location(fullname, _source(fullname))
+
+
+def select_implementation() -> None:
+    """Called once by ``gpusim/__init__.py``, before any compiled module is imported."""
+    if any(isinstance(f, _PlainPythonFinder) for f in sys.meta_path):
+        return
+    if pure_requested():
+        names = COMPILED_MODULES
+    else:
+        names = [n for n in COMPILED_MODULES if _stale(n)]
+        if names:
+            warnings.warn(f"gpusim: {', '.join(names)} changed since it was compiled; running it as plain Python "
+                          f"(rebuild with `pip install -e .`)", stacklevel=3)
+    if names:
+        sys.meta_path.insert(0, _PlainPythonFinder(names))
+
+
+def status() -> dict[str, bool]:
+    """``{module: runs compiled}`` for every module in :data:`COMPILED_MODULES` (imports them)."""
+    out = {}
+    for name in COMPILED_MODULES:
+        mod = importlib.import_module(name)
+        out[name] = not str(getattr(mod, "__file__", "")).endswith(".py")
+    return out
+
+
+def describe() -> str:
+    """One line for benchmarks and bug reports: which path this process runs."""
+    st = status()
+    done = [n.rsplit(".", 1)[1] for n, c in st.items() if c]
+    if len(done) == len(st):
+        return f"compiled ({', '.join(done)})"
+    if not done:
+        why = f"{PURE_ENV} set" if pure_requested() else "not compiled"
+        return f"plain Python ({why})"
+    return f"partly compiled ({', '.join(done)})"

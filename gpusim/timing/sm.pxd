@@ -1,0 +1,70 @@
+# C types for the compiled build of sm.py (Cython's "augmenting .pxd": sm.py stays the plain-Python model,
+# this file only says which attributes and locals are C integers, so that the same code compiles to C).
+# Not used by the pure path; see gpusim/timing/compiled.py.
+
+cimport cython
+
+cdef long long INF, LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR
+cdef long long NS, SELECTED, NOT_SELECTED, WAIT, BARRIER, BRANCH_RESOLVING, MEMBAR, DRAIN
+
+
+@cython.final
+cdef class Warp:
+    cdef public long long gid, slot, age, row, end, pc, dep_ready, dep_state, ready_at, state, since
+    cdef public long long last_store_cycle, start_cycle, end_cycle
+    cdef public bint done
+    cdef public ThreadBlock block
+    cdef public SubPartition smsp
+    cdef public long long[:] reg_ready, reg_state, stall
+
+
+@cython.final
+cdef class ThreadBlock:
+    cdef public long long bid, live, arrived, retire_cycle, start_cycle
+    cdef public list warps, waiting
+
+
+@cython.final
+cdef class SubPartition:
+    cdef public StreamingMultiprocessor sm
+    cdef public long long index, next_check, inst_executed, branch_latency, membar_latency
+    cdef public list warps, issue_info, deps, requests
+    cdef public long long[:] pipe_free, pipe_of, throttle, trace_pc, mem_slot, slot_state, pc_stalls
+    cdef public object select, policy, observer
+
+    @cython.locals(d="long long", old="long long")
+    cpdef void enter_state(self, Warp w, long long state, long long now)
+
+    @cython.locals(w=Warp, r="long long", nxt="long long", s="long long", pc="long long", p="long long",
+                   lsu_free="long long", cands=list)
+    cpdef void cycle(self, long long now)
+
+    @cython.locals(pc="long long", base="long long", d="long long", s="long long", op="long long",
+                   lat="long long", st="long long", p="long long", interval="long long", is_store=bint,
+                   t0="long long", s0="long long", t="long long", r="long long", slot="long long",
+                   ready="long long", busy="long long", row="long long", npc="long long", dr="long long",
+                   ds="long long", x="long long", n1="long long",
+                   dsts=tuple, sm=StreamingMultiprocessor, b=ThreadBlock)
+    cpdef long long issue(self, Warp w, long long now)
+
+    @cython.locals(end="long long", d="long long")
+    cpdef void exit(self, Warp w, long long now)
+
+
+@cython.final
+cdef class StreamingMultiprocessor:
+    cdef public long long sm_id, lsu_free, resident_blocks, active_since, cycles_active, blocks_executed
+    cdef public object model, kernel, mem_access, observer
+    cdef public list requests, subpartitions, free_slots, launching, retiring
+    cdef public long long[:] trace_pc, mem_slot, pc_stalls
+
+    cpdef void dispatch(self, long long bid, long long now)
+
+    @cython.locals(w=Warp, b=ThreadBlock)
+    cpdef void warp_exited(self, Warp w, long long now)
+
+    @cython.locals(t="long long", w=Warp)
+    cpdef void release_barrier(self, ThreadBlock b, long long now)
+
+    @cython.locals(sp=SubPartition, nxt="long long", subs=list, retiring=list, launching=list)
+    cpdef long long step(self, long long now)

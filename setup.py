@@ -1,0 +1,35 @@
+"""Build hook for ``pip install``: compile the timing model's hot modules with Cython where possible.
+
+The modules stay plain Python (the reference model); their ``.pxd`` files declare the C types for the
+compiled build (see ``gpusim/compiled.py``).  Each extension is optional: without a C compiler (or with
+``GPUSIM_PURE_PYTHON=1`` at install time) the install succeeds and gpusim runs as plain Python.
+"""
+import os
+
+from setuptools import Extension, setup
+
+# The same list as gpusim.compiled.COMPILED_MODULES (tests/timing/test_compiled.py checks).
+COMPILED_MODULES = ["gpusim.timing.sm"]
+
+DIRECTIVES = {
+    "language_level": 3,
+    "annotation_typing": False,   # the .py files' annotations are documentation; the .pxd files hold C types
+    "boundscheck": False,         # indices come from the trace and the decoded kernel, checked by the pure path's tests
+    "wraparound": False,
+    "initializedcheck": False,
+}
+
+
+def ext_modules():
+    if os.environ.get("GPUSIM_PURE_PYTHON", "").strip().lower() not in ("", "0", "false", "no"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("gpusim: Cython not available, installing the plain-Python timing model")
+        return []
+    exts = [Extension(name, [name.replace(".", "/") + ".py"], optional=True) for name in COMPILED_MODULES]
+    return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True)
+
+
+setup(ext_modules=ext_modules())
