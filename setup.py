@@ -9,7 +9,7 @@ import os
 from setuptools import Extension, setup
 
 # The same list as gpusim.compiled.COMPILED_MODULES (tests/timing/test_compiled.py checks).
-COMPILED_MODULES = ["gpusim.timing.sm"]
+COMPILED_MODULES = ["gpusim.timing.sm", "gpusim.timing.schedulers"]
 
 DIRECTIVES = {
     "language_level": 3,
@@ -29,7 +29,11 @@ def ext_modules():
         print("gpusim: Cython not available, installing the plain-Python timing model")
         return []
     exts = [Extension(name, [name.replace(".", "/") + ".py"], optional=True) for name in COMPILED_MODULES]
-    return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True)
+    try:
+        return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True)
+    except Exception as e:     # a .pxd that no longer matches its .py: install the plain-Python model
+        print(f"gpusim: Cython could not translate the timing model ({e}); installing it as plain Python")
+        return []
 
 
 setup(ext_modules=ext_modules())

@@ -23,7 +23,7 @@ import warnings
 from pathlib import Path
 
 # Modules compiled when possible (setup.py builds exactly these; a test checks they agree).
-COMPILED_MODULES: tuple[str, ...] = ("gpusim.timing.sm",)
+COMPILED_MODULES: tuple[str, ...] = ("gpusim.timing.sm", "gpusim.timing.schedulers")
 
 PURE_ENV = "GPUSIM_PURE_PYTHON"
 _ROOT = Path(__file__).resolve().parent.parent
@@ -69,15 +69,13 @@ def select_implementation() -> None:
     """Called once by ``gpusim/__init__.py``, before any compiled module is imported."""
     if any(isinstance(f, _PlainPythonFinder) for f in sys.meta_path):
         return
-    if pure_requested():
-        names = COMPILED_MODULES
-    else:
-        names = [n for n in COMPILED_MODULES if _stale(n)]
-        if names:
-            warnings.warn(f"gpusim: {', '.join(names)} changed since it was compiled; running it as plain Python "
-                          f"(rebuild with `pip install -e .`)", stacklevel=3)
-    if names:
-        sys.meta_path.insert(0, _PlainPythonFinder(names))
+    # All or none: the compiled modules share C types (schedulers.pxd uses sm.pxd's Warp).
+    stale = [] if pure_requested() else [n for n in COMPILED_MODULES if _stale(n)]
+    if stale:
+        warnings.warn(f"gpusim: {', '.join(stale)} changed since it was compiled; running the timing model as "
+                      f"plain Python (rebuild with `pip install -e .`)", stacklevel=3)
+    if stale or pure_requested():
+        sys.meta_path.insert(0, _PlainPythonFinder(COMPILED_MODULES))
 
 
 def status() -> dict[str, bool]:

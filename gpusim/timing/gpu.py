@@ -23,7 +23,7 @@ import simpy
 from gpusim.functional.trace import KernelTrace
 from gpusim.timing.decode import INF, SMSP_PIPES, DecodedKernel, int_array, schedule_rows
 from gpusim.timing.schedulers import make_scheduler
-from gpusim.timing.sm import StreamingMultiprocessor, Warp
+from gpusim.timing.sm import StreamingMultiprocessor, Warp, step_sms
 from gpusim.timing.warp_states import N_STALL_REASONS
 
 PROGRESS_INTERVAL_S = 0.5
@@ -167,18 +167,13 @@ class GpuTimingModel:
                 heap.append((sm.launching[0][0], seq, sm))
                 seq += 1
         heapq.heapify(heap)
-        pop = heapq.heappop
-        push = heapq.heappush
         progress = self.progress is not None
         now = 0
         while heap:
-            t, _, sm = pop(heap)
+            t = heap[0][0]
             if t > now:
                 yield env.timeout(t - now)
                 now = t
-            nxt = sm.step(t)
+            seq = step_sms(heap, t, seq)
             if progress:
                 self.tick_progress(t)
-            if nxt < INF:
-                push(heap, (nxt, seq, sm))
-                seq += 1

@@ -30,7 +30,8 @@ SCHEDULERS: dict[str, type] = {}
 def register_scheduler(name: str) -> Callable[[type], type]:
     def deco(cls: type) -> type:
         SCHEDULERS[name] = cls
-        cls.name = name
+        if getattr(cls, "name", None) != name:     # a compiled class states its name in its body
+            cls.name = name
         return cls
     return deco
 
@@ -44,7 +45,6 @@ def make_scheduler(name: str, gpu) -> object:
     return cls(gpu)
 
 
-@register_scheduler("lrr")
 class LooseRoundRobin:
     """Loose round robin: the first eligible warp after the one issued last, in warp-slot order.
 
@@ -52,6 +52,7 @@ class LooseRoundRobin:
     """
 
     __slots__ = ("last_slot",)
+    name = "lrr"
 
     def __init__(self, gpu=None) -> None:
         self.last_slot = -1
@@ -67,12 +68,12 @@ class LooseRoundRobin:
         return pick
 
 
-@register_scheduler("gto")
 class GreedyThenOldest:
     """Greedy-then-oldest: keep issuing from the same warp while it is eligible, otherwise the oldest
     eligible warp (earliest launched). Favours one warp's locality and lets older warps finish first."""
 
     __slots__ = ("last",)
+    name = "gto"
 
     def __init__(self, gpu=None) -> None:
         self.last = None
@@ -94,7 +95,6 @@ _LONG_WAITS = frozenset({int(StallReason.LONG_SCOREBOARD), int(StallReason.BARRI
                          int(StallReason.MEMBAR), int(StallReason.DRAIN)})
 
 
-@register_scheduler("two_level")
 class TwoLevel:
     """Two-level warp scheduling (Narasiman et al., MICRO 2011; as in GPGPU-Sim's ``two_level_active``):
     only warps in a small *active pool* may issue, round-robin among them. A warp in the active pool that
@@ -107,6 +107,7 @@ class TwoLevel:
     """
 
     __slots__ = ("pool_size", "active", "pending", "rr", "_known")
+    name = "two_level"
 
     def __init__(self, gpu) -> None:
         self.pool_size = gpu.scheduler.active_pool_warps
@@ -137,3 +138,8 @@ class TwoLevel:
                 self.active.append(w)
         ready = [w for w in eligible if w in self.active]
         return self.rr.select(ready) if ready else None
+
+
+# The built-in policies, registered by the names in their bodies (a compiled class cannot take a decorator).
+for _policy in (LooseRoundRobin, GreedyThenOldest, TwoLevel):
+    register_scheduler(_policy.name)(_policy)

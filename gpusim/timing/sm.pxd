@@ -68,3 +68,7 @@ cdef class StreamingMultiprocessor:
 
     @cython.locals(sp=SubPartition, nxt="long long", subs=list, retiring=list, launching=list)
     cpdef long long step(self, long long now)
+
+
+@cython.locals(sm=StreamingMultiprocessor, nxt="long long")
+cpdef long long step_sms(list heap, long long now, long long seq)

@@ -445,6 +445,19 @@ class StreamingMultiprocessor:
                           f"cycle {now} (waiting at a barrier the rest of the block never reaches?): {desc}")
 
 
+def step_sms(heap: list, now: int, seq: int) -> int:
+    """Step every SM on the GPU's heap of (next cycle, sequence, SM) that is due at ``now``, in heap order
+    (earliest push first); each one that has more to do goes back with the next sequence number, which is
+    returned.  An SM that asks for ``now`` again steps again in the same call, after the others."""
+    while heap and heap[0][0] == now:
+        sm = heapq.heappop(heap)[2]
+        nxt = sm.step(now)
+        if nxt < INF:
+            heapq.heappush(heap, (nxt, seq, sm))
+            seq += 1
+    return seq
+
+
 def _slot_of(w: Warp) -> int:
     return w.slot
 
