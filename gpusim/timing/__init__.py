@@ -16,6 +16,9 @@ policies by name), :mod:`~gpusim.timing.decode` (per-PC facts decoded once), :mo
 """
 from __future__ import annotations
 
+import contextlib
+import gc
+
 import numpy as np
 
 from gpusim.config import load_gpu
@@ -83,12 +86,28 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
                           f"{trace.shared_bytes} B shared memory per block)")
     mem = _resolve_memory(memory, gpu, observer)
     lsu = LsuFrontEnd(gpu)
-    requests = lsu.requests(trace)
-    mem.begin(requests)
-    model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
-                           requests=requests, observer=observer, progress=progress)
-    cycles = model.run()
+    with _collector_paused():
+        requests = lsu.requests(trace)
+        mem.begin(requests)
+        model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
+                               requests=requests, observer=observer, progress=progress)
+        cycles = model.run()
     return _collect(model, trace, gpu, occ, regs, regs_source, lsu, mem, cycles)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector off while the model runs: it allocates millions of short-lived
+    tuples and requests, and each full collection walks every live object (the trace, the requests, the
+    caches' tags) for garbage the model does not make (its objects are freed by reference counting).
+    Measured: 15% of the compiled matmul 256's time (4.95 s vs 6.07 s, medians of 3, same process)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, regs_source: str, lsu, mem,

@@ -64,8 +64,13 @@ _RECENT = 16
 
 def _spaced(times: list[int], t: int, gap: int) -> int:
     """Earliest t' >= t at least ``gap`` away from every cycle in sorted ``times``."""
-    for x in times:
-        if x - gap < t < x + gap:
+    # Cycles at or before t - gap cannot push t (it only grows), and once one is at or after t + gap so
+    # are the rest: only the window between needs looking at.
+    for i in range(bisect.bisect_right(times, t - gap), len(times)):
+        x = times[i]
+        if x - gap >= t:
+            break
+        if t < x + gap:
             t = x + gap
     return t
 
@@ -173,8 +178,8 @@ class DramChannel:
             t = _spaced(bg_acts, t, T.nRRD_L)
             t = _spaced(acts, t, T.nRRD_S)
             t = self._outside_refresh(t, bank)
-            merged = sorted(acts + [t])
-            p = merged.index(t)
+            p = bisect.bisect_left(acts, t)
+            merged = acts[:p] + [t] + acts[p:]
             for k in range(max(0, p - 4), p + 1):
                 if k + 4 < len(merged) and merged[k + 4] - merged[k] < T.nFAW:
                     t = max(t + 1, merged[k] + T.nFAW)
