@@ -285,12 +285,24 @@ def _plugins():
         yield importlib.import_module(name)
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version and which timing core this install runs (compiled or plain Python)."""
+
+    def __init__(self, option_strings, dest, **kw) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and the timing core's build")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from gpusim import __version__
+        from gpusim.compiled import describe
+        print(f"gpusim {__version__}; timing core: {describe()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
-    from gpusim import __version__
     p = argparse.ArgumentParser(prog="gpusim", description="gpusim: a cycle-approximate GPU simulator "
                                 "(PTX subset, SIMT emulator, discrete-event timing and memory models)",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--version", action="version", version=f"gpusim {__version__}")
+    p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
     r = sub.add_parser("run", help="run a kernel (timing mode by default) and print its report")

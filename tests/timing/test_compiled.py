@@ -121,3 +121,16 @@ def test_pure_python_and_compiled_paths_give_identical_numbers_and_event_streams
         assert mine["events"][0] > 0
         for key in mine:
             assert mine[key] == theirs[key], (case, key)
+
+
+def test_gpusim_version_names_the_timing_core_this_process_runs(capsys):
+    env = dict(os.environ, **{compiled.PURE_ENV: "1"})
+    out = subprocess.run([sys.executable, "-m", "gpusim.cli", "--version"], env=env, capture_output=True,
+                         text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("timing core: plain Python (GPUSIM_PURE_PYTHON set)")
+    from gpusim.cli import main
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip().endswith(f"timing core: {compiled.describe()}")
