@@ -56,7 +56,7 @@ class DecodedKernel:
 
     __slots__ = ("deps", "dsts", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
-                 "membar_latency_cycles", "slot_state", "issue_info")
+                 "membar_latency_cycles", "slot_state")
 
     def __init__(self, trace: KernelTrace, gpu) -> None:
         instrs = trace.instructions
@@ -104,11 +104,14 @@ class DecodedKernel:
                                              else StallReason.MIO_THROTTLE)
             elif unit is Unit.SFU:
                 self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
+        # What issuing reads per PC, as C arrays for the compiled SM (sm.pxd); each path reads only its own.
         self.pipe = int_array(self.pipe)
         self.throttle_state = int_array(self.throttle_state)
-        # What issuing needs, as one tuple per PC: one list index and an unpack in the hot loop.
-        self.issue_info: list[tuple] = list(zip(self.op, self.dsts, self.latency_cycles, self.result_state,
-                                                self.pipe, self.interval_cycles, self.is_store))
+        self.op = int_array(self.op)
+        self.latency_cycles = int_array(self.latency_cycles)
+        self.result_state = int_array(self.result_state)
+        self.interval_cycles = int_array(self.interval_cycles)
+        self.is_store = int_array(self.is_store)
         self.n_regs = max_reg + 1
         self.branch_latency_cycles = latency(LatencyClass.BRANCH)
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)

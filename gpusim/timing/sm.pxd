@@ -28,8 +28,9 @@ cdef class ThreadBlock:
 cdef class SubPartition:
     cdef public StreamingMultiprocessor sm
     cdef public long long index, next_check, inst_executed, branch_latency, membar_latency
-    cdef public list warps, issue_info, deps, requests
+    cdef public list warps, dsts, deps, requests
     cdef public long long[:] pipe_free, pipe_of, throttle, trace_pc, mem_slot, slot_state, pc_stalls
+    cdef public long long[:] op_of, latency_of, result_state, interval_of, stores
     cdef public object select, policy, observer
 
     @cython.locals(d="long long", old="long long")
@@ -40,11 +41,11 @@ cdef class SubPartition:
     cpdef void cycle(self, long long now)
 
     @cython.locals(pc="long long", base="long long", d="long long", s="long long", op="long long",
-                   lat="long long", st="long long", p="long long", interval="long long", is_store=bint,
+                   st="long long", p="long long",
                    t0="long long", s0="long long", t="long long", r="long long", slot="long long",
                    ready="long long", busy="long long", row="long long", npc="long long", dr="long long",
                    ds="long long", x="long long", n1="long long",
-                   dsts=tuple, sm=StreamingMultiprocessor, b=ThreadBlock)
+                   sm=StreamingMultiprocessor, b=ThreadBlock)
     cpdef long long issue(self, Warp w, long long now)
 
     @cython.locals(end="long long", d="long long")

@@ -108,7 +108,8 @@ class SubPartition:
     """
 
     __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed",
-                 "pipe_of", "throttle", "issue_info", "deps", "trace_pc", "mem_slot", "requests", "slot_state",
+                 "pipe_of", "throttle", "op_of", "dsts", "latency_of", "result_state", "interval_of", "stores",
+                 "deps", "trace_pc", "mem_slot", "requests", "slot_state",
                  "pc_stalls", "observer", "branch_latency", "membar_latency")
 
     def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int) -> None:
@@ -124,7 +125,12 @@ class SubPartition:
         k = sm.kernel
         self.pipe_of = k.pipe
         self.throttle = k.throttle_state
-        self.issue_info = k.issue_info
+        self.op_of = k.op
+        self.dsts = k.dsts
+        self.latency_of = k.latency_cycles
+        self.result_state = k.result_state
+        self.interval_of = k.interval_cycles
+        self.stores = k.is_store
         self.deps = k.deps
         self.slot_state = k.slot_state
         self.branch_latency = k.branch_latency_cycles
@@ -212,15 +218,17 @@ class SubPartition:
         obs = self.observer
         if obs is not None:
             obs.on_issue(_event(WarpIssue, (now, self.sm.sm_id, self.index, w.gid, pc)))
-        op, dsts, lat, st, p, interval, is_store = self.issue_info[pc]
+        op = self.op_of[pc]
+        p = self.pipe_of[pc]
         t0 = now + 1
         s0 = NOT_SELECTED
         if op == OP_ALU:
-            t = now + lat
-            for r in dsts:
+            t = now + self.latency_of[pc]
+            st = self.result_state[pc]
+            for r in self.dsts[pc]:
                 w.reg_ready[r] = t
                 w.reg_state[r] = st
-            self.pipe_free[p] = now + interval
+            self.pipe_free[p] = now + self.interval_of[pc]
         elif op == OP_MEM:
             sm = self.sm
             slot = self.mem_slot[w.row]
@@ -232,17 +240,18 @@ class SubPartition:
                     _observe_access(obs, now, sm.sm_id, w.gid, pc, req, ready)
             else:
                 # No lane accessed memory (guard false everywhere, or shfl): the pipe still takes it.
-                ready = now + lat
+                ready = now + self.latency_of[pc]
                 busy = 1
+                st = self.result_state[pc]
             sm.lsu_free = now + busy
-            self.pipe_free[p] = now + interval
-            if is_store and ready > w.last_store_cycle:
+            self.pipe_free[p] = now + self.interval_of[pc]
+            if self.stores[pc] and ready > w.last_store_cycle:
                 w.last_store_cycle = ready
-            for r in dsts:
+            for r in self.dsts[pc]:
                 w.reg_ready[r] = ready
                 w.reg_state[r] = st
         elif op == OP_BRANCH:
-            self.pipe_free[p] = now + interval
+            self.pipe_free[p] = now + self.interval_of[pc]
             t0 = now + self.branch_latency
             s0 = BRANCH_RESOLVING
         elif op == OP_BARRIER:
