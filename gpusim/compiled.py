@@ -94,6 +94,11 @@ def describe() -> str:
     if len(done) == len(st):
         return f"compiled ({', '.join(done)})"
     if not done:
-        why = f"{PURE_ENV} set" if pure_requested() else "not compiled"
+        if pure_requested():
+            why = f"{PURE_ENV} set"
+        elif any(_stale(n) for n in st):
+            why = "the compiled build is older than its source: pip install -e . rebuilds it"
+        else:
+            why = "not compiled"
         return f"plain Python ({why})"
     return f"partly compiled ({', '.join(done)})"

@@ -134,3 +134,25 @@ def test_gpusim_version_names_the_timing_core_this_process_runs(capsys):
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.strip().endswith(f"timing core: {compiled.describe()}")
+
+
+def test_a_build_older_than_its_py_or_pxd_is_stale(tmp_path, monkeypatch):
+    import importlib.machinery
+    pkg = tmp_path / "gpusim" / "timing"
+    pkg.mkdir(parents=True)
+    src, pxd = pkg / "sm.py", pkg / "sm.pxd"
+    ext = pkg / ("sm" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    for f in (src, pxd, ext):
+        f.write_text("")
+    monkeypatch.setattr(compiled, "_ROOT", tmp_path)
+    os.utime(src, (1000, 1000))
+    os.utime(pxd, (1000, 1000))
+    os.utime(ext, (2000, 2000))
+    assert not compiled._stale("gpusim.timing.sm")
+    os.utime(pxd, (3000, 3000))          # the C types edited since the build
+    assert compiled._stale("gpusim.timing.sm")
+    os.utime(pxd, (1000, 1000))
+    os.utime(src, (3000, 3000))          # the model edited since the build
+    assert compiled._stale("gpusim.timing.sm")
+    ext.unlink()                         # never built: plain Python, not stale
+    assert not compiled._stale("gpusim.timing.sm")
