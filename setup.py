@@ -30,10 +30,13 @@ def ext_modules():
         return []
     exts = [Extension(name, [name.replace(".", "/") + ".py"], optional=True) for name in COMPILED_MODULES]
     try:
-        return cythonize(exts, compiler_directives=DIRECTIVES, quiet=True)
+        built = cythonize(exts, compiler_directives=DIRECTIVES, quiet=True)
     except Exception as e:     # a .pxd that no longer matches its .py: install the plain-Python model
         print(f"gpusim: Cython could not translate the timing model ({e}); installing it as plain Python")
         return []
+    for ext in built:          # cythonize's copies drop ``optional``: without it a missing C compiler fails the install
+        ext.optional = True
+    return built
 
 
 setup(ext_modules=ext_modules())

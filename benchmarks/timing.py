@@ -38,10 +38,19 @@ which names are C integers, and the tests run both paths and compare every numbe
 needed the SM state rewritten as arrays of structs (a second, less readable model) and a 100+ MB dependency
 with its own LLVM; Cython is a build-time dependency only, and the pure path needs nothing.
 
-What remains (profiled with py-spy --native on the compiled build): the memory system, still plain Python,
-is 35-60% of the time (the DRAM controller's ``access`` and ``_spaced`` on vector_add, cache probes and
-global atomics on BFS), then the Python calls across the seam (``MemorySystem.access``, the policy's
-``select``).  The memory system is the next module to compile (after the memory-load work lands).
+Then (py-spy on the compiled build, after the rebase on the memory seam): the cyclic garbage collector was
+15% of the matmul (walking the trace and the requests for garbage the model never makes): it is paused
+while ``simulate`` runs; the schedulers are compiled too, the GPU's loop steps all SMs due at a cycle in
+one compiled call, issuing reads its per-PC facts from C arrays, and the DRAM spacing rules bisect to the
+few recent commands that can matter.
+
+What remains (py-spy, compiled build, share of ``simulate``): the memory system, plain Python, is 70% of
+vector_add (every sector misses L2: 262,144 DRAM accesses through cache probe, MSHR, crossbar, L2 and
+the DRAM channel's calendar) and 66% of bfs (scattered loads: L1/L2 probes), 36% of the matmul; the
+LSU front end's request building is 7-8%.  vector_add and bfs cannot reach 250,000/s while the memory
+system is interpreted (with the SM core at zero cost, vector_add would run at ~130k/s); compiling
+``gpusim/memory`` the same way (``.pxd`` beside ``cache.py``, ``dram/controller.py``, ``system.py``) is
+the next step, after the memory-load rework of those files lands.
 
 Earlier measurements of the plain-Python model (issues 3, 4 and the memory seam; the workloads then included
 ``gmem_stride_probe`` size "default", 0.69 M warp instructions):
