@@ -202,11 +202,98 @@ def snippet_cases() -> list[dict]:
          {"a": ("f64", _f64s(n, 8)), "b": ("f64", _f64s(n, 9)), "c": ("f64", _f64_cancel(n))},
          {"d": "f64", "e": "f64"}),
     ]
-    return [{"name": nm, "ptx": snippet_ptx(nm, body, {k: t for k, (t, _) in ins.items()}, outs), "kernel": nm,
-             "grid": n // 64, "block": 64,
-             "args": [{"array": _bits(t, v), "type": t} for t, v in ins.values()] +
-                     [{"array": _bits(t, [0] * n), "type": t, "out": True} for t in outs.values()],
-             "out_names": list(outs)} for nm, body, ins, outs in cases]
+    return [_snippet(*case) for case in cases + video_probes()]
+
+
+def _snippet(nm: str, body: str, ins: dict, outs: dict) -> dict:
+    n = len(next(iter(ins.values()))[1])          # threads: one per input element, in blocks of 64
+    assert n % 64 == 0, (nm, n)
+    return {"name": nm, "ptx": snippet_ptx(nm, body, {k: t for k, (t, _) in ins.items()}, outs), "kernel": nm,
+            "grid": n // 64, "block": 64,
+            "args": [{"array": _bits(t, v), "type": t} for t, v in ins.values()] +
+                    [{"array": _bits(t, [0] * n), "type": t, "out": True} for t in outs.values()],
+            "out_names": list(outs)}
+
+
+# Words whose byte 0, half 0 and whole reach the edges of .u32/.s32 when shifted, added or subtracted
+VIDEO_WORDS = [0, 1, 2, 3, 0x33, 0x45, 0x66, 0x7F, 0x80, 0xA9, 0xBB, 0xFE, 0xFF, 0x7FFF, 0x8000, 0xFFFF8001,
+               0x40000000, 0x7FFFFFFF, 0x80000000, 0xC0000000, 0xFFFFFFFD, 0xFFFFFFFF, 0x12345678, 0xDEADBEEF,
+               0x55555555, 0xFFFFFFA9]
+VIDEO_SHIFTS = list(range(41)) + [47, 63, 64, 65, 255, 256, 0x10000, 0xFFFFFFFF]
+# a and b of the add/sub probes: every pair of these, each against c at the edges and beside the result
+VIDEO_PAIR_WORDS = [0, 1, 2, 0x3C, 0x7FFFFFFE, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF, 0xFFFFFFFE,
+                    0xFFFFFFC4, 0xFFFFBE78, 0x12345678, 0xDEADBEEF, 0x0000FFFF, 0xC0000000]
+VIDEO_C = [0, 1, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFE, 0xFFFFFFFF]
+
+
+def video_probes() -> list[tuple]:
+    """The scalar video instructions where the 32-bit range is left: vshl's shift amounts 0..40 and beyond
+    for every operand and destination type, with .sat, into a whole d, a byte or a half (``vshl_sat``); the
+    secondary .min/.max of results beyond 32 bits or negative against c at the edges and beside the result
+    (``video_op2``); .sat into a merged part of such results (``video_merge_sat``); the forms where ptxas's
+    lowering of these instructions (which is what the GPU runs) departs from the pseudo-code (``video_sat_op2``)."""
+    r = _rng(21)
+    a, s = zip(*[(x, k) for x in VIDEO_WORDS for k in VIDEO_SHIFTS])
+    pad = (-len(a)) % 64
+    a = list(a) + [int(v) for v in r.integers(0, 2 ** 32, pad)]
+    s = list(s) + [int(v) for v in r.integers(0, 48, pad)]
+    c = []
+    for i, (x, k) in enumerate(zip(a, s)):
+        low = (x << min(k, 32)) & 0xFFFFFFFF        # the shifted word's low 32 bits: c beside it
+        c.append([*VIDEO_C, 0x0000FFFF, (low - 1) & 0xFFFFFFFF, low, (low + 1) & 0xFFFFFFFF,
+                  int(r.integers(0, 2 ** 32))][i % 12])
+    shl = ("vshl.s32.s32.u32.sat.clamp %d, %a, %s; vshl.u32.u32.u32.sat.clamp %e, %a, %s; "
+           "vshl.s32.u32.u32.sat.clamp %f, %a, %s; vshl.u32.s32.u32.sat.clamp %g, %a, %s; "
+           "vshl.s32.s32.u32.sat.clamp %h.h0, %a.b0, %s, %c; vshl.s32.s32.u32.sat.clamp %k.h0, %a, %s, %c; "
+           "vshl.u32.u32.u32.sat.clamp %m.b1, %a, %s, %c; vshl.s32.s32.u32.sat.clamp %q.h1, %a.h0, %s, %c; "
+           "vshl.s32.s32.u32.sat.wrap %r0, %a, %s; vshl.u32.u32.u32.sat.wrap %r1.h0, %a, %s, %c; "
+           "vshl.s32.s32.u32.clamp.max %r2, %a, %s, %c; vshl.u32.u32.u32.clamp.min %r3, %a, %s, %c; "
+           "vshr.s32.s32.u32.sat.clamp %r4.b0, %a, %s, %c; vshl.u32.s32.u32.sat.clamp.max %r5, %a, %s, %c; "
+           "vshl.s32.s32.u32.clamp %r6.h0, %a, %s, %c; vshl.s32.u32.u32.sat.clamp.min %r7, %a.b0, %s, %c; "
+           "vshr.u32.s32.u32.clamp.min %r8, %a.b0, %s, %c; vshl.u32.s32.u32.wrap.max %r9, %a, %s, %c; "
+           "vshl.s32.u32.u32.clamp.max %r10, %a, %s, %c; vshr.u32.s32.u32.wrap.max %r11, %a.h1, %s, %c;")
+    sixteen = {x: "u32" for x in ("d", "e", "f", "g", "h", "k", "m", "q", "r0", "r1", "r2", "r3", "r4", "r5",
+                                  "r6", "r7")}
+    twenty = {**sixteen, **{f"r{k}": "u32" for k in range(8, 12)}}
+    pa, pb, pc, pc2 = [], [], [], []
+    for x in VIDEO_PAIR_WORDS:
+        for y in VIDEO_PAIR_WORDS:
+            for o in range(len(VIDEO_C) + 3):
+                pa.append(x)
+                pb.append(y)
+                near = o - len(VIDEO_C) - 1               # -1, 0, +1 beside the sum (c) or difference (c2)
+                pc.append(VIDEO_C[o] if near < -1 else (x + y + near) & 0xFFFFFFFF)
+                pc2.append(VIDEO_C[o] if near < -1 else (x - y + near) & 0xFFFFFFFF)
+    op2 = ("vadd.u32.u32.u32.max %d, %a, %b, %c; vadd.u32.u32.u32.min %e, %a, %b, %c; "
+           "vadd.s32.s32.s32.max %f, %a, %b, %c; vadd.s32.u32.u32.min %g, %a, %b, %c; "
+           "vadd.u32.s32.s32.max %h, %a, %b, %c; vsub.u32.u32.u32.max %k, %a, %b, %c2; "
+           "vsub.u32.u32.u32.min %m, %a, %b, %c2; vsub.s32.s32.s32.min %q, %a, %b, %c2; "
+           "vsub.s32.u32.u32.max %r0, %a, %b, %c2; vmin.u32.s32.s32.max %r1, %a, %b, %c; "
+           "vabsdiff.s32.u32.u32.min %r2, %a, %b, %c; vsub.u32.s32.s32.sat.min %r3, %a, %b, %c2; "
+           "vmax.u32.s32.u32.min %r4, %a.h1, %b.b0, %c; vsub.u32.s32.s32.max %r5, %a.b0, %b.b1, %c; "
+           "vadd.s32.s32.s32.sat.max %r6, %a, %b, %c; vsub.u32.u32.u32.add %r7, %a, %b, %c2;")
+    merge = ("vadd.u32.u32.u32.sat %d.h0, %a, %b, %c; vadd.s32.s32.s32.sat %e.h0, %a, %b, %c; "
+             "vadd.s32.u32.u32.sat %f.b0, %a, %b, %c; vsub.u32.u32.u32.sat %g.b2, %a, %b, %c; "
+             "vsub.s32.u32.u32.sat %h.h0, %a, %b, %c; vsub.s32.s32.s32.sat %k.b1, %a, %b, %c; "
+             "vadd.u32.u32.u32.sat %m.h1, %a, %b, %c; vsub.s32.s32.s32.sat %q.h1, %a, %b, %c; "
+             "vabsdiff.u32.s32.s32.sat %r0.h0, %a, %b, %c; vmax.s32.u32.u32.sat %r1.b3, %a, %b, %c; "
+             "vadd.u32.u32.u32 %r2.h0, %a, %b, %c; vsub.u32.s32.s32.sat %r3.b0, %a, %b, %c; "
+             "vadd.s32.u32.u32.sat %r4.h1, %a, %b, %c; vabsdiff.s32.s32.s32.sat %r5.b2, %a, %b, %c; "
+             "vmin.s32.u32.s32.sat %r6.h0, %a, %b, %c; vsub.u32.u32.u32.sat %r7.b3, %a, %b, %c;")
+    # what ptxas's lowering predicts beyond the above: .u32 .sat clamps only below, vset's .min/.max compare c
+    # as a's type, vabsdiff/vmin/vmax compare their exact result
+    more = ("vadd.u32.u32.u32.sat %d, %a, %b; vadd.u32.s32.u32.sat %e, %a, %b; vsub.u32.u32.s32.sat %f, %a, %b; "
+            "vadd.u32.u32.u32.sat.max %g, %a, %b, %c; vadd.u32.u32.u32.sat.add %h, %a, %b, %c; "
+            "vabsdiff.u32.s32.u32.sat.max %k, %a, %b, %c; vabsdiff.u32.s32.u32.sat %m, %a, %b; "
+            "vmax.u32.u32.u32.sat.min %q, %a, %b, %c; vmax.s32.u32.u32.min %r0, %a, %b, %c; "
+            "vabsdiff.s32.s32.s32.max %r1, %a, %b, %c; vset.s32.u32.ge.max %r2, %a, %b, %c; "
+            "vset.s32.s32.lt.min %r3, %a, %b, %c; vset.u32.s32.gt.max %r4, %a, %b, %c; "
+            "vmin.s32.u32.s32.max %r5, %a, %b, %c; vabsdiff.u32.u32.s32.sat.min %r6, %a, %b, %c; "
+            "vsub.u32.s32.u32.sat.min %r7, %a, %b, %c2;")
+    pairs = {"a": ("u32", pa), "b": ("u32", pb), "c": ("u32", pc), "c2": ("u32", pc2)}
+    return [("vshl_sat", shl, {"a": ("u32", a), "s": ("u32", s), "c": ("u32", c)}, twenty),
+            ("video_op2", op2, pairs, sixteen), ("video_merge_sat", merge, pairs, sixteen),
+            ("video_sat_op2", more, pairs, sixteen)]
 
 
 def _member_masks(s, limit):
@@ -466,6 +553,8 @@ def kernel_cases() -> list[dict]:
             {"name": "calls_recursion", "ptx": ptx, "kernel": "recurse", "grid": 4, "block": 32,
              "args": [_arr("s32", [k % 32 + (k % 7) * 3 for k in range(128)]), _arr("s32", [0] * 128, True)]},
         ]
+    else:       # the device functions' cases need the fixture beside the script (copy it along to the GPU)
+        print(f"warning: {calls} not found: the calls_* cases are left out", file=sys.stderr)
     return cases
 
 

@@ -350,28 +350,24 @@ def _part(x, signed: bool, sel: str | None):
     return v - (1 << width) if signed and v >> (width - 1) else v
 
 
-@semantics("vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", types="int")
-def build_scalar_video(ins: Instruction, ctx):
-    """The scalar video instructions, one lane at a time in Python integers (they are rare): the selected
-    parts of a and b, the operation, .sat to d's type or d.sel's part, then the secondary operation with c
-    (.add .min .max) or the merge of the part d.sel into c; vmad's negations, .po and .shr7/.shr15.
+def scalar_video_lane(op: str, types: tuple, mods, sel: dict):
+    """One lane of a scalar video instruction (``op`` its base, ``types`` its type suffixes, ``sel`` its part
+    selectors and vmad negations), as a function of the 32-bit words a, b, c, in Python integers.
 
-    Where the H100 differs from a plain reading of the PTX ISA's pseudo-code, gpusim does what the H100 does
-    (``tests/hw/test_isa_device.py``, cases scalar_video and video_merge_*): a merged part saturates as an
-    unsigned value (negative -> the part's largest value), the shifts' .sat does not apply to a merged part,
-    ``d.h1`` keeps the result's upper half, and the secondary .min/.max compare the result and c as 32-bit
-    values of d's signedness."""
-    op = ins.base
+    sm_90 has no video hardware: ptxas lowers these instructions to 64-bit integer code, and where that code
+    departs from the PTX ISA's pseudo-code gpusim does what it does, as the H100 does (the record's cases
+    scalar_video, video_merge_*, vshl_sat, video_op2, video_sat_op2 in ``tests/hw/test_isa_device.py``; every
+    form against ptxas's SASS: ``benchmarks/video_lowering.py``): a shift's .sat and merge see the signed 34-bit
+    intermediate; .sat to .u32 clamps only below; .sat into a part gives the part's largest value for a
+    result above it or negative; d.h1 keeps the result's upper half; .min/.max compare at 64 bits (below).
+    vmad is the pseudo-code's: ptxas's lowering of it departs from that too (a .u32 x .u32 product kept to 32
+    bits before .shr7/.shr15, .sat; 200 of 528 forms differ), which no H100 record has measured yet."""
     is_set = op == "vset"
-    dtype, atype, btype = ("u32", *ins.types) if is_set else ins.types
-    sel = ins.vsel or {}
+    dtype, atype, btype = ("u32", *types) if is_set else types
     asel, bsel, dsel = sel.get("1"), sel.get("2"), sel.get("0")
-    mods = ins.mods
     op2 = next((m for m in ("add", "min", "max") if m in mods), None)
     cmp = next((m for m in ("eq", "ne", "lt", "le", "gt", "ge") if m in mods), None)
     dsigned = dtype == "s32"
-    readers = [reader(o, t, ctx) for o, t in zip(ins.operands[1:], (atype, btype, dtype))]
-    w = writer(ins.operands[0], dtype)
     cmpf = {"eq": lambda x, y: x == y, "ne": lambda x, y: x != y, "lt": lambda x, y: x < y,
             "le": lambda x, y: x <= y, "gt": lambda x, y: x > y, "ge": lambda x, y: x >= y}.get(cmp)
 
@@ -398,35 +394,64 @@ def build_scalar_video(ins: Instruction, ctx):
             if "sat" in mods:
                 tmp = clamp(tmp, 32, signed)
             return tmp & 0xFFFFFFFF
-        if op in ("vshl", "vshr"):
+        shifted = op in ("vshl", "vshr")
+        if shifted:
             tb = min(tb, 32) if "clamp" in mods else tb & 31
-            tmp = ta << tb if op == "vshl" else ta >> tb
+            exact = ta << tb if op == "vshl" else ta >> tb
+            # .sat and the merge see the shift at the PTX ISA's signed 34-bit intermediate width (a << 32 of
+            # an odd a is +2^32, of a = 2 mod 4 is -2^33)
+            tmp = ((exact + (1 << 33)) & ((1 << 34) - 1)) - (1 << 33)
         elif is_set:
-            tmp = int(cmpf(ta, tb))
+            exact = tmp = int(cmpf(ta, tb))
         else:
-            tmp = {"vadd": ta + tb, "vsub": ta - tb, "vabsdiff": abs(ta - tb), "vmin": min(ta, tb),
-                   "vmax": max(ta, tb)}[op]
+            exact = tmp = {"vadd": ta + tb, "vsub": ta - tb, "vabsdiff": abs(ta - tb), "vmin": min(ta, tb),
+                           "vmax": max(ta, tb)}[op]
         cv = int(c) & 0xFFFFFFFF
+        sat = "sat" in mods
         if dsel:
             width, shift = (8, 8 * int(dsel[1])) if dsel[0] == "b" else (16, 16 * int(dsel[1]))
-            if "sat" in mods and op not in ("vshl", "vshr"):
-                # the H100 saturates a merged part as an unsigned 32-bit value against the part's largest
-                # value of d's signedness: a negative result becomes 0x7F / 0x7FFF, not -128 / -32768; the
-                # shifts merge the result's low bits unsaturated
-                tmp = min(tmp & 0xFFFFFFFF, (1 << (width - 1 if dsigned else width)) - 1)
+            if sat and shifted:
+                tmp = clamp(tmp, 32, dsigned)       # a shift saturates to d's 32-bit range, then merges
+            elif sat:
+                # the part's largest value of d's signedness for a result above it or negative: the H100
+                # compares the intermediate as an unsigned 34-bit value (-74 -> 0x7F, not -128)
+                tmp = min(tmp & ((1 << 34) - 1), (1 << (width - 1 if dsigned else width)) - 1)
             if dsel == "h1":
                 # the H100 keeps the result's own upper half there (not its low half moved up)
                 return (cv & 0xFFFF) | (tmp & 0xFFFF0000)
             m = ((1 << width) - 1) << shift
             return (cv & ~m) | ((tmp << shift) & m)
-        if "sat" in mods:
+        if sat and (dsigned or shifted):
             tmp = clamp(tmp, 32, dsigned)
-        if op2:
-            # the result and c compare as 32-bit values of d's signedness (a negative result of a .u32 d is a
-            # large unsigned one), as on the H100 in 765 of 768 recorded cases (the other 3: test_isa_device.py)
-            cs, tmp = _part(cv, dsigned, None), _part(tmp, dsigned, None)
-            tmp = tmp + cs if op2 == "add" else min(tmp, cs) if op2 == "min" else max(tmp, cs)
+        elif sat:
+            tmp = max(tmp, 0)       # .u32: the H100 clamps only below (0xFFFFFFFF + 1 -> 0, not 0xFFFFFFFF)
+        if op2 == "add":
+            tmp += cv
+        elif op2:
+            # a 64-bit compare: c extended by d's type (vset: a's), against the (saturated) result, except that
+            # the results of vadd/vsub and of a saturated shift are their low 32 bits sign-extended (a carry is
+            # lost: 0x80000000 + 0 compares above c = 0xFFFFFFFF for a .u32 d)
+            csigned = (atype if is_set else dtype) == "s32"
+            x = _part(tmp, True, None) if op in ("vadd", "vsub") or (sat and shifted) else tmp if sat else exact
+            x &= (1 << 64) - 1
+            if csigned and x >> 63:
+                x -= 1 << 64
+            cs = _part(cv, csigned, None)
+            tmp = x if (x < cs) == (op2 == "min") else cs
         return tmp & 0xFFFFFFFF
+
+    return one
+
+
+@semantics("vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", types="int")
+def build_scalar_video(ins: Instruction, ctx):
+    """The scalar video instructions, one lane at a time in Python integers (they are rare): the selected
+    parts of a and b, the operation, .sat, then the secondary operation with c (.add .min .max) or the merge
+    of the part d.sel into c; vmad's negations, .po and .shr7/.shr15 (``scalar_video_lane``)."""
+    dtype, atype, btype = ("u32", *ins.types) if ins.base == "vset" else ins.types
+    one = scalar_video_lane(ins.base, ins.types, ins.mods, ins.vsel or {})
+    readers = [reader(o, t, ctx) for o, t in zip(ins.operands[1:], (atype, btype, dtype))]
+    w = writer(ins.operands[0], dtype)
 
     def h(fr, st):
         vals = [np.atleast_1d(np.asarray(r(fr, st.sel))) for r in readers]

@@ -368,3 +368,76 @@ def test_scalar_video_secondary_max_compares_a_negative_result_of_a_u32_d_as_uns
                     {"a": ([0] * 32, "u32"), "b": ([0xDDF1F0AC] * 32, "u32"), "c": ([3] * 32, "u32")},
                     {"d": "u32", "e": "u32"})
     assert int(o["d"][0]) == 0xFFFFF0AC and int(o["e"][0]) == 3
+
+
+# The scalar video instructions as the H100 runs them: ptxas lowers each to 64-bit integer code, which the
+# record's cases vshl_sat, video_op2, video_merge_sat and video_sat_op2 (tests/hw/test_isa_device.py) measure.
+def _lanes(body, rows, outs):
+    """Run body with one lane per row of (a, b, c) words; the outputs' values per lane (Python ints)."""
+    cols = list(zip(*rows))
+    o = run_snippet(body, {x: (list(v) + [v[0]] * (32 - len(v)), "u32") for x, v in zip("abc", cols)},
+                    {x: "u32" for x in outs})
+    return {x: [int(v) for v in o[x][:len(rows)]] for x in outs}
+
+
+def test_scalar_video_shift_sat_sees_the_signed_34_bit_intermediate():
+    rows = [(1, 32, 0), (2, 32, 0), (0xFFFFFFA9, 32, 0), (0xFFFFFFF6, 29, 0), (0xFFFFFFBB, 27, 0), (5, 3, 0)]
+    o = _lanes("vshl.s32.s32.u32.sat.clamp %d, %a, %b; vshl.u32.u32.u32.sat.clamp %e, %a, %b;", rows, "de")
+    # 1 << 32 = +2^32; 2 << 32 wraps to -2^33; -87 << 32 to +2^32; -10 << 29 stays negative; -69 << 27 wraps
+    # to +7918845952; in range: 40
+    assert o["d"] == [0x7FFFFFFF, 0x80000000, 0x7FFFFFFF, 0x80000000, 0x7FFFFFFF, 40]
+    # .u32 (a zero-extended): the two bits above the word decide, 01 -> the max, 1x (negative) -> 0;
+    # 0xFFFFFFF6 << 29 keeps 22 << 29 (bit 33 set), 0xFFFFFFBB << 27 keeps 59 << 27 (< 2^33)
+    assert o["e"] == [0xFFFFFFFF, 0, 0xFFFFFFFF, 0, 0xFFFFFFFF, 40]
+
+
+def test_scalar_video_shift_sat_into_a_part_clamps_to_32_bits_then_merges_the_low_bits():
+    c = 0x2DEFD3F5
+    rows = [(0x66, 26, c), (0xBB, 27, c), (0xF6, 29, c), (0x48, 34, c), (0x78, 11, c)]
+    o = _lanes("vshl.s32.s32.u32.sat.clamp %d.h0, %a.b0, %b, %c;", rows, "d")
+    # 102 << 26 -> 0x7FFFFFFF; -69 << 27 wraps positive -> 0x7FFFFFFF; -10 << 29 -> 0x80000000; 72 << 32 (clamp)
+    # is 0 in 34 bits; 120 << 11 in range (not clamped to the half's 0x7FFF)
+    assert o["d"] == [(c & 0xFFFF0000) | h for h in (0xFFFF, 0xFFFF, 0, 0, 120 << 11)]
+
+
+def test_scalar_video_sat_into_a_part_beyond_32_bits_gives_the_parts_largest_value():
+    c = 0x80000001
+    o = _lanes("vadd.u32.u32.u32.sat %d.h0, %a, %b, %c; vsub.u32.u32.u32.sat %e.b2, %a, %b, %c; "
+               "vadd.s32.s32.s32.sat %f.h0, %a, %b, %c;",
+               [(1, 0xFFFFFFFF, c), (0, 0xFFFFFFFF, c), (0x80000000, 0x80000000, c)], "def")
+    assert o["d"][0] == 0x8000FFFF               # 2^32 -> 0xFFFF, not the low half 0
+    assert o["e"][1] == 0x80FF0001               # 0 - 0xFFFFFFFF < 0 -> 0xFF, not the low byte 1
+    assert o["f"][2] == 0x80007FFF               # -2^32 -> 0x7FFF
+
+
+def test_scalar_video_u32_sat_clamps_only_below():
+    rows = [(0xFFFFFFFF, 1, 0), (0, 1, 0), (0x80000000, 0xFFFFFFFF, 0)]
+    o = _lanes("vadd.u32.u32.u32.sat %d, %a, %b; vsub.u32.u32.u32.sat %e, %a, %b; "
+               "vabsdiff.u32.s32.u32.sat %f, %a, %b; vadd.s32.s32.s32.sat %g, %a, %b;", rows, "defg")
+    assert o["d"][0] == 0                        # 2^32: its low bits, not 0xFFFFFFFF (ptxas tests the sign only)
+    assert o["e"][1] == 0                        # -1 -> 0
+    assert o["f"][2] == 0x7FFFFFFF               # |-2^31 - 0xFFFFFFFF| = 2^32 + 2^31 - 1: the low bits
+    assert o["g"][2] == 0x80000000               # .s32 clamps both ways: -2^31 + -1
+
+
+def test_scalar_video_secondary_min_max_compare_at_64_bits():
+    o = _lanes("vadd.u32.u32.u32.max %d, %a, %b, %c; vadd.u32.u32.u32.min %e, %a, %b, %c; "
+               "vabsdiff.s32.u32.u32.min %f, %a, %b, %c; vmax.s32.u32.u32.min %g, %a, %b, %c; "
+               "vset.s32.s32.gt.min %h, %a, %b, %c; vsub.u32.s32.s32.sat.min %k, %a, %b, %c;",
+               [(0, 0x80000000, 0xFFFFFFFF), (0xFFFFFFFF, 2, 5), (0, 0x80000000, 0), (0x80000000, 0xFFFF, 0xFFFFFFC4),
+                (1, 0, 0x80000001), (0, 0x80000000, 0xFFFFFFFF)], "defghk")
+    # vadd/vsub: the low 32 bits sign-extended (0x80000000 is above any .u32 c; the carry of 2^32 + 1 is lost)
+    assert o["d"][0] == 0x80000000 and o["e"][1] == 1
+    # vabsdiff/vmin/vmax: the exact result (2^31 is above c = 0 and above c = -60 for a .s32 d)
+    assert o["f"][2] == 0 and o["g"][3] == 0xFFFFFFC4
+    assert o["h"][4] == 0x80000001               # vset: c compares as a's type (.s32: negative), not as .u32
+    assert o["k"][5] == 0xFFFFFFFF               # .sat to .u32 gives 2^31, sign-extended: above c
+
+
+def test_scalar_video_secondary_min_max_of_a_shift_compare_its_exact_value():
+    o = _lanes("vshl.u32.u32.u32.clamp.min %d, %a, %b, %c; vshr.u32.s32.u32.clamp.min %e, %a.b0, %b, %c; "
+               "vshl.s32.s32.u32.clamp.max %f, %a, %b, %c;",
+               [(0x80, 27, 0x8048BED6), (0xDF, 1, 0xFFFFFFFE), (2, 32, 1)], "def")
+    assert o["d"][0] == 0x8048BED6               # 0x80 << 27 = 2^34 (not 0 at 34 bits) is above c
+    assert o["e"][1] == 0xFFFFFFFE               # -33 >> 1 = -17 is 2^64 - 17 as a .u32 d's 64-bit value
+    assert o["f"][2] == 0                        # 2 << 32 = 2^33 > 1: its low bits

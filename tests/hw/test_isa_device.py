@@ -6,8 +6,9 @@ in the emulator on the same PTX and inputs and must give the same bits (the inte
 cp.async, device-function and FMA-contraction cases), or, for the ``.approx`` functions, stay within the
 error bound the PTX ISA documents for the GPU's (the emulator computes them to float32 accuracy); the
 distances are printed (``pytest -s``) as the rows of the table in ``isa/README.md``.  Outputs that depend on the
-order of atomics compare as multisets; the few the H100 computes by no rule we found are listed in
-``UNEXPLAINED`` with what is known of them.  Without the record these tests skip; the cases themselves are always
+order of atomics compare as multisets; every other output must match (the scalar video instructions included:
+the GPU runs ptxas's 64-bit lowering of them, which ``gpusim.functional.inst_int.scalar_video_lane`` follows).
+Without the record these tests skip; the cases themselves are always
 built and run in the emulator (``test_the_cases_run_here``), so the script cannot rot.
 """
 from __future__ import annotations
@@ -35,23 +36,6 @@ ORDER_DEPENDENT = {("atomics", "0"): [0, 8, 9, 14],
                    # each arrival's pending count (a warp's lanes share one): a multiset, below
                    ("mbarrier", "0"): list(range(1, 256, 2)), ("mbarrier_nocomplete", "0"): list(range(1, 256, 2))}
 UNORDERED = {("atomics", "1")}
-
-# Outputs where the H100 does something no rule we found explains, named (case, output name) -> elements.  The
-# secondary .min/.max of the scalar video instructions compare the result and c as unsigned 32-bit values for a
-# .u32 d in 765 of the 768 recorded comparisons; in these 3 (a small negative result against c = 0xFFFFFFFF or
-# 0xFFFFFFFE) the H100 picks the other operand, which neither an unsigned nor a signed comparison gives.
-# And vshl.s32.s32.u32.sat.clamp into d.h0 (video_merge_more, h) whose shift leaves the 32-bit range: the H100
-# writes 0x0000 or 0xFFFF there (45 of those 154 elements differ from the result's low bits, which the emulator
-# writes and which the other 109 and every in-range element match).
-def _vshl_overflows(case) -> list[int]:
-    a, s = (isa_device.from_bits("u32", case["args"][i]["array"]).astype(np.int64) for i in (0, 3))
-    b0 = ((a & 0xFF) ^ 0x80) - 0x80
-    shifted = [int(v) << int(min(k, 32)) for v, k in zip(b0, s)]
-    return [i for i, v in enumerate(shifted) if not -2 ** 31 <= v < 2 ** 31]
-
-
-UNEXPLAINED = {("scalar_video", "r0"): lambda case: [7], ("video_merge_more", "r0"): lambda case: [7],
-               ("video_merge_more", "r1"): lambda case: [8], ("video_merge_more", "h"): _vshl_overflows}
 
 # The PTX ISA's error bounds for the .approx instructions: ("ulp", n) or ("abs", e) or ("rel", e).
 BOUNDS = {
@@ -101,6 +85,15 @@ def _cases(section: str):
     return [pytest.param(c, id=c["name"]) for c in rec["sections"].get(section, []) if "outputs" in c]
 
 
+def test_record_holds_every_case_the_script_makes():
+    """A record made without a file the script reads (tests/fixtures/calls.ptx) silently lacked its cases."""
+    rec = _record()
+    made = {"snippets": isa_device.snippet_cases(), "kernels": isa_device.kernel_cases()}
+    for section, cases in made.items():
+        recorded = {c["name"] for c in rec["sections"][section] if "outputs" in c}
+        assert {c["name"] for c in cases} <= recorded, (section, {c["name"] for c in cases} - recorded)
+
+
 def test_record_provenance():
     rec = _record()
     p = rec["provenance"]
@@ -121,11 +114,6 @@ def test_bit_identical_to_the_h100(case):
             continue
         keep = np.ones(want.size, bool)
         keep[skip] = False
-        names = case.get("out_names")
-        if names:
-            unexplained = UNEXPLAINED.get((case["name"], names[int(k) - len(case["args"]) + len(names)]))
-            if unexplained:
-                keep[unexplained(case)] = False
         if skip:      # the order-dependent elements: the same values, in some order
             assert sorted(isa_device.hex_of(mine[skip])) == sorted(np.array(want_hex)[skip].tolist()) or \
                 case["name"] == "atomics", (case["name"], k)
