@@ -4,7 +4,7 @@
     gpusim hw compare programs/matmul_tiled.cu --gpu h100   # outputs, counters and cycles, side by side
     gpusim hw compare tests/golden/h100/matmul_tiled__small.json   # against a record: no GPU needed
     gpusim hw record --out tests/golden/h100/               # records of every program (+ ncu if present)
-    gpusim validate --golden tests/golden/h100/             # simulate every record; MAPE, correlation
+    gpusim validate --golden tests/golden/h100/ --jobs 2    # simulate every record; per suite and size class
 """
 from __future__ import annotations
 
@@ -43,16 +43,33 @@ def register(subparsers) -> None:
     rec.set_defaults(fn=cmd_hw_record)
     hw.set_defaults(fn=lambda a: (hw.print_help(), 2)[1])
 
-    v = subparsers.add_parser("validate", help="simulate every recorded GPU run and report the cycle error "
-                                               "(MAPE, Pearson r of log cycles, worst cases); no GPU needed")
-    v.add_argument("--golden", required=True, help="folder of records, e.g. tests/golden/h100/")
-    v.add_argument("--gpu", default="h100")
-    v.add_argument("--max-threads", type=int, default=None,
-                   help="only records of at most this many threads (the simulator is slow on big launches)")
+    v = subparsers.add_parser(
+        "validate", help="simulate every recorded GPU launch and report the cycle error per suite and size class "
+                         "(MAPE, median, Pearson r of log cycles, within 10%%/25%%, worst five, stall agreement); "
+                         "no GPU needed",
+        description="Simulate every record under the --golden folders (searched recursively) and compare "
+                    "gpc__cycles_elapsed.max with the GPU's. Records that are not simulated (time limit, error, "
+                    "other clock) are listed with their reason.")
+    v.add_argument("--golden", required=True, nargs="+", action="extend", metavar="DIR",
+                   help="folders of records, e.g. tests/golden/h100/ (several may be given; subfolders included)")
+    v.add_argument("--gpu", default="h100", help="simulated GPU preset or .toml (default h100)")
+    v.add_argument("--clock", choices=("base", "boost"), default="base",
+                   help="validate the records taken at this clock: base (ncu's default clock lock) or boost "
+                        "(--clock-control none), with the preset at that clock (default base)")
     v.add_argument("--program", action="append", help="only this program (repeatable)")
-    v.add_argument("--jobs", type=int, default=1, help="simulate in this many processes")
-    v.add_argument("--plot", metavar="FILE", help="scatter of simulated vs measured cycles")
-    v.add_argument("--quiet", action="store_true")
+    v.add_argument("--suite", action="append", help="only this suite, e.g. PolyBench or lecture (repeatable)")
+    v.add_argument("--max-threads", type=int, default=None, help="only records of at most this many threads")
+    v.add_argument("--max-warp-inst", type=float, default=None, metavar="N",
+                   help="only records of at most N measured warp instructions (smsp__inst_executed.sum; the "
+                        "simulation's time grows with it: about 10 s per million on one core)")
+    v.add_argument("--jobs", type=int, default=1, help="simulate in this many processes (default 1)")
+    v.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
+                   help="stop a record after this long and report it as not simulated (default 600; 0: none)")
+    v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a keyword argument of gpusim.run for every record, e.g. --set scheduler=lrr")
+    v.add_argument("--out", metavar="FILE.json", help="write every record's result and the tables' figures")
+    v.add_argument("--plot", metavar="FILE", help="scatter of simulated vs measured cycles, per suite")
+    v.add_argument("--quiet", action="store_true", help="no progress line per record")
     v.set_defaults(fn=cmd_validate)
 
 
@@ -102,17 +119,55 @@ def cmd_hw_record(a) -> int:
     return 0 if paths else 1
 
 
-def cmd_validate(a) -> int:
-    from gpusim.hw import compare as cmp
+def _run_option(text: str) -> tuple[str, object]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise SystemExit(f"gpusim validate: --set {text!r}: expected KEY=VALUE")
+    for conv in (int, float):
+        try:
+            return key.strip(), conv(value)
+        except ValueError:
+            pass
+    return key.strip(), value
 
-    def show(r):
+
+def _validate_command(a) -> str:
+    """The command line that gives these results, from the parsed options (for the results file)."""
+    parts = ["gpusim validate --golden", *a.golden]
+    if a.gpu != "h100":
+        parts += ["--gpu", a.gpu]
+    if a.clock != "base":
+        parts += ["--clock", a.clock]
+    for flag, values in (("--program", a.program), ("--suite", a.suite), ("--set", a.set)):
+        for x in values or ():
+            parts += [flag, x]
+    if a.max_threads is not None:
+        parts += ["--max-threads", str(a.max_threads)]
+    if a.max_warp_inst is not None:
+        parts += ["--max-warp-inst", f"{a.max_warp_inst:g}"]
+    parts += ["--jobs", str(a.jobs), "--time-limit", f"{a.time_limit:g}"]
+    return " ".join(parts)
+
+
+def cmd_validate(a) -> int:
+    from gpusim.hw import validate as val
+    refs, skipped = val.find_records(a.golden, a.clock, programs_only=a.program, suites_only=a.suite,
+                                     max_threads=a.max_threads, max_warp_inst=a.max_warp_inst)
+    options = val.SimOptions(gpu=a.gpu, clock=a.clock, run_options=tuple(_run_option(t) for t in a.set))
+    if not a.quiet:
+        print(f"simulating {len(refs)} records in {max(1, a.jobs)} process(es)"
+              + (f", {a.time_limit:g} s each at most" if a.time_limit else ""), file=sys.stderr, flush=True)
+
+    def show(outcome, done, total):
         if not a.quiet:
-            print(f"  {r['name']:40s} simulated {r['sim']:>12,.0f}  measured {r['hw']:>12,.0f}  "
-                  f"{100 * r['err']:+7.1f}%", file=sys.stderr, flush=True)
-    v = cmp.validate(a.golden, a.gpu, max_threads=a.max_threads, programs_only=a.program, jobs=a.jobs,
-                     progress=show)
+            print(val.progress_line(outcome, done, total), file=sys.stderr, flush=True)
+    v = val.run_validation(refs, options, jobs=a.jobs, time_limit_s=a.time_limit or None, skipped=skipped,
+                           progress=show)
     print(v.text)
-    if a.plot and v.rows:
-        cmp.plot_validation(v, a.plot)
+    if a.out:
+        val.write_results(v, a.out, command=_validate_command(a))
+        print(f"wrote {a.out}")
+    if a.plot and v.simulated:
+        val.plot_validation(v, a.plot)
         print(f"wrote {a.plot}")
-    return 0 if v.rows else 1
+    return 0 if v.simulated else 1

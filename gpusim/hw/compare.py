@@ -1,9 +1,8 @@
-"""Simulated vs measured: output agreement, Nsight counters with ratios, cycles; validation over records.
+"""Simulated vs measured: output agreement, Nsight counters with ratios, cycles (one launch; the validation
+over every record is :mod:`gpusim.hw.validate`).
 
-    >>> from gpusim.hw.compare import compare_record, validate
+    >>> from gpusim.hw.compare import compare_record
     >>> print(compare_record("tests/golden/h100/matmul_tiled__small.json").text)
-    >>> v = validate("tests/golden/h100/")          # MAPE of gpc__cycles_elapsed.max, Pearson r of log cycles
-    >>> print(v.text)
 
 Measured values come from a record (:mod:`gpusim.hw.record`) or from a live run (:func:`measure_live`:
 CuPy, plus ncu when it is on the PATH).  Simulated values come from ``gpusim.run(..., mode="timing")`` with
@@ -13,13 +12,10 @@ from __future__ import annotations
 
 import json
 import math
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from gpusim.errors import GpusimError
 
 #: Counters shown by ``gpusim hw compare``, in this order (those both sides have).
 COMPARED = (
@@ -67,13 +63,6 @@ def load_record(path) -> dict:
             doc["arrays"] = {int(k[3:]): z[k] for k in z.files}
     doc["path"] = str(path)
     return doc
-
-
-def record_paths(golden_dir) -> list[Path]:
-    d = Path(golden_dir)
-    if not d.is_dir():
-        raise GpusimError(f"{d}: no such folder of records")
-    return sorted(p for p in d.glob("*__*.json"))
 
 
 # -- outputs ------------------------------------------------------------------------------------------------
@@ -173,9 +162,12 @@ def format_comparison(c: Comparison, gpu_name: str = "") -> str:
     return "\n".join(lines)
 
 
-def simulate(program: str, size: str, seed: int = 0, gpu="h100", mode: str = "timing"):
+def simulate(program: str, size: str, seed: int = 0, gpu="h100", mode: str = "timing", **run_options):
+    """``gpusim.run`` of a record's program (a bundled program or a suite program ``<suite>/<name>``)."""
     import gpusim
-    return gpusim.run(program, size=size, seed=seed, mode=mode, gpu=gpu)
+    import programs
+    spec = programs.get(program)
+    return gpusim.run(spec.ptx_path, launch=spec.path, size=size, seed=seed, mode=mode, gpu=gpu, **run_options)
 
 
 def compare_record(path_or_rec, gpu="h100", sim=None) -> Comparison:
@@ -207,108 +199,6 @@ def measure_live(program: str, size: str | None = None, seed: int = 0, use_ncu: 
         rec["counters"] = {k: v for k, v in row.items() if "__" in k}
         rec["cycles"] = rec["counters"].get(CYCLES)
     return rec
-
-
-# -- validation ---------------------------------------------------------------------------------------------
-@dataclass
-class Validation:
-    rows: list = field(default_factory=list)      # dicts: name, program, size, sim, hw, err
-    skipped: list = field(default_factory=list)
-    mape: float | None = None
-    pearson_log: float | None = None
-    text: str = ""
-
-    @property
-    def worst(self) -> list:
-        return sorted(self.rows, key=lambda r: -abs(r["err"]))[:5]
-
-
-def _sim_one(args):
-    path, gpu = args
-    rec = load_record(path)
-    t0 = time.perf_counter()
-    sim = simulate(rec["program"], rec["size"], rec.get("seed", 0), gpu)
-    return {"name": Path(path).stem, "program": rec["program"], "size": rec["size"], "threads": rec.get("threads"),
-            "sim": float(sim.timing.cycles), "hw": float(rec["cycles"]),
-            "err": (float(sim.timing.cycles) - float(rec["cycles"])) / float(rec["cycles"]),
-            "sim_seconds": time.perf_counter() - t0}
-
-
-def validate(golden_dir, gpu="h100", *, max_threads: int | None = None, programs_only=None, jobs: int = 1,
-             progress=None) -> Validation:
-    """Simulate every record (with measured cycles) and compare ``gpc__cycles_elapsed.max``."""
-    v = Validation()
-    todo = []
-    for p in record_paths(golden_dir):
-        rec = json.loads(p.read_text())
-        if not rec.get("cycles"):
-            v.skipped.append((p.stem, "no measured cycles"))
-            continue
-        if max_threads is not None and (rec.get("threads") or 0) > max_threads:
-            v.skipped.append((p.stem, f"{rec.get('threads')} threads > --max-threads"))
-            continue
-        if programs_only and rec["program"] not in programs_only:
-            continue
-        todo.append((str(p), gpu))
-    if jobs > 1 and len(todo) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(jobs) as ex:
-            for r in ex.map(_sim_one, todo):
-                v.rows.append(r)
-                if progress:
-                    progress(r)
-    else:
-        for t in todo:
-            r = _sim_one(t)
-            v.rows.append(r)
-            if progress:
-                progress(r)
-    if v.rows:
-        errs = np.array([abs(r["err"]) for r in v.rows])
-        v.mape = float(100 * errs.mean())
-        if len(v.rows) >= 2:
-            x = np.log([r["sim"] for r in v.rows])
-            y = np.log([r["hw"] for r in v.rows])
-            v.pearson_log = float(np.corrcoef(x, y)[0, 1])
-    v.text = format_validation(v, golden_dir, gpu)
-    return v
-
-
-def format_validation(v: Validation, golden_dir, gpu) -> str:
-    lines = [f"validation of {gpu} against {golden_dir}: {len(v.rows)} records"
-             + (f" ({len(v.skipped)} skipped)" if v.skipped else "")]
-    if not v.rows:
-        return "\n".join(lines)
-    lines.append(f"  mean absolute percentage error of gpc__cycles_elapsed.max: {v.mape:.1f}%")
-    if v.pearson_log is not None:
-        lines.append(f"  Pearson correlation of log cycles: {v.pearson_log:.3f}")
-    med = float(np.median([100 * abs(r['err']) for r in v.rows]))
-    lines.append(f"  median absolute error: {med:.1f}%; simulated/measured geometric mean: "
-                 f"{math.exp(np.mean([math.log(r['sim'] / r['hw']) for r in v.rows])):.3f}")
-    lines.append("  worst five:")
-    for r in v.worst:
-        lines.append(f"    {r['name']:40s} simulated {r['sim']:>12,.0f}  measured {r['hw']:>12,.0f}  "
-                     f"{100 * r['err']:+7.1f}%")
-    return "\n".join(lines)
-
-
-def plot_validation(v: Validation, path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 6))
-    hw = np.array([r["hw"] for r in v.rows])
-    sim = np.array([r["sim"] for r in v.rows])
-    ax.loglog(hw, sim, "o", ms=4)
-    lo, hi = min(hw.min(), sim.min()) * 0.8, max(hw.max(), sim.max()) * 1.25
-    ax.plot([lo, hi], [lo, hi], "k--", lw=0.8, label="simulated = measured")
-    ax.set_xlabel("measured gpc__cycles_elapsed.max (ncu)")
-    ax.set_ylabel("simulated cycles")
-    ax.set_title(f"MAPE {v.mape:.1f}%, Pearson r(log) {v.pearson_log if v.pearson_log is not None else float('nan'):.3f}")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def plot_comparison(c: Comparison, path) -> None:

@@ -53,15 +53,17 @@ def test_runner_without_cupy_says_how_to_install(monkeypatch):
         run_on_gpu("vector_add", "small")
 
 
-def test_cli_compare_record_and_validate(capsys, tmp_path):
+def test_cli_compare_record(capsys, tmp_path):
     from gpusim.cli import main
     assert main(["hw", "compare", str(GOLDEN / "gmem_stride_probe__stride_4.json"),
                  "--plot", str(tmp_path / "c.png")]) == 0
     out = capsys.readouterr().out
     assert "8,192/8,192 bit-exact" in out and "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" in out
     assert (tmp_path / "c.png").stat().st_size > 0
-    assert main(["validate", "--golden", str(GOLDEN), "--program", "vector_add", "--program", "saxpy_hand",
-                 "--max-threads", "20000", "--quiet", "--plot", str(tmp_path / "v.png")]) == 0
+
+
+def test_cli_compare_suite_record(capsys):
+    from gpusim.cli import main
+    assert main(["hw", "compare", str(GOLDEN / "suites" / "polybench__atax_1__small.json")]) == 0
     out = capsys.readouterr().out
-    assert "mean absolute percentage error of gpc__cycles_elapsed.max" in out
-    assert "Pearson correlation of log cycles" in out and "worst five" in out
+    assert "polybench/atax_1 [small]" in out and "cycles: simulated" in out

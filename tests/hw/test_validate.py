@@ -1,0 +1,185 @@
+"""``gpusim validate``: record discovery, the parallel runner with its time limit, and the figures per suite
+and size class (definitions in :mod:`gpusim.hw.validate`)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+
+from gpusim.errors import GpusimError
+from gpusim.hw import validate as val
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "h100"
+
+
+def _ref(name="p__s", suite="lecture", hw=10_000.0, inst=None, stall=None) -> val.RecordRef:
+    return val.RecordRef(path="", name=name, program=name.split("__")[0], size="s", seed=0, suite=suite,
+                         clock_control="base", cycles_hw=hw, inst_hw=inst, stall_hw=stall, threads=None)
+
+
+def _write(folder: Path, name: str, **fields) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    doc = {"program": name.split("__")[0], "size": name.split("__")[1], "seed": 0, **fields}
+    p = folder / f"{name}.json"
+    p.write_text(json.dumps(doc))
+    return p
+
+
+# -- definitions ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cycles, name", [(0, "< 20k"), (19_999, "< 20k"), (20_000, "20k-200k"),
+                                          (199_999, "20k-200k"), (200_000, "200k-2M"), (2_000_000, ">= 2M")])
+def test_size_classes_split_at_20k_200k_2m_measured_cycles(cycles, name):
+    assert val.size_class(cycles) == name
+
+
+def test_dominant_stall_is_the_largest_ratio_other_than_selected():
+    c = {val.STALL_PREFIX + r + val.STALL_SUFFIX: v for r, v in
+         (("selected", 1.0), ("long_scoreboard", 0.9), ("wait", 0.4), ("barrier", 0.0))}
+    assert val.dominant_stall(c) == "long_scoreboard"
+    c[val.STALL_PREFIX + "selected" + val.STALL_SUFFIX] = 50.0
+    assert val.dominant_stall(c) == "long_scoreboard"
+    assert val.dominant_stall({"gpc__cycles_elapsed.max": 5}) is None
+
+
+def test_summary_figures():
+    outs = [val.Outcome(_ref("a__s", hw=100, inst=10, stall="wait"), cycles_sim=105, inst_sim=10, stall_sim="wait"),
+            val.Outcome(_ref("b__s", hw=100, inst=10, stall="wait"), cycles_sim=80, inst_sim=40,
+                        stall_sim="barrier"),
+            val.Outcome(_ref("c__s", hw=1000), cycles_sim=1300),
+            val.Outcome(_ref("d__s", hw=1000), reason="time limit of 1 s reached (CPU)")]
+    s = val.Summary.of(outs)
+    assert (s.launches, s.simulated) == (4, 3)
+    assert s.mape_pct == pytest.approx((5 + 20 + 30) / 3)
+    assert s.median_pct == pytest.approx(20)
+    assert s.within10_pct == pytest.approx(100 / 3) and s.within25_pct == pytest.approx(200 / 3)
+    assert (s.stall_agree, s.stall_compared) == (1, 2)
+    assert s.inst_ratio == pytest.approx(2.0)                       # geometric mean of 1 and 4
+    assert s.r_log == pytest.approx(0.99, abs=0.01)
+    assert val.Summary.of(outs[:2]).r_log is None                  # fewer than three launches
+
+
+# -- records ----------------------------------------------------------------------------------------------------
+def test_find_records_searches_several_folders_recursively_and_says_what_it_leaves_out(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    _write(a, "k1__small", cycles=5000, counters={val.INST: 100})
+    _write(a / "suites", "k2__big", suite="PolyBench/GPU", cycles=9e6, counters={val.INST: 5e8})
+    _write(a, "k3__small", cycles=None)
+    _write(b, "k4__small", cycles=7000, clock_control="none")
+    refs, skipped = val.find_records([a, b, a / "suites"], "base", max_warp_inst=1e7)
+    assert [r.name for r in refs] == ["k1__small", "k2__big"] and refs[0].suite == "lecture"
+    assert refs[0].left_out is None
+    assert refs[1].left_out == "500.0 M warp instructions > --max-warp-inst 10 M"
+    reasons = dict(skipped)
+    assert "no measured cycles" in reasons["k3__small"]
+    assert "--clock-control none, not validated with --clock base" in reasons["k4__small"]
+    refs, _ = val.find_records([b], "boost")
+    assert [r.name for r in refs] == ["k4__small"]
+
+
+def test_find_records_errors_name_the_folder_or_file(tmp_path):
+    with pytest.raises(GpusimError, match="no such folder"):
+        val.find_records([tmp_path / "missing"])
+    with pytest.raises(GpusimError, match="no records"):
+        val.find_records([tmp_path])
+    (tmp_path / "x__y.json").write_text("{not json")
+    with pytest.raises(GpusimError, match=r"x__y\.json: not a readable record"):
+        val.find_records([tmp_path])
+    with pytest.raises(GpusimError, match="--clock"):
+        val.find_records([tmp_path], clock="turbo")
+
+
+def test_the_h100_records_are_found_with_their_suites():
+    refs, skipped = val.find_records([GOLDEN], "base")
+    suites = {r.suite for r in refs}
+    assert len(refs) >= 249 and not skipped
+    assert {"lecture", "PolyBench/GPU", "SHOC", "Parboil", "HeCBench", "Lonestar", "Pannotia"} <= suites
+    assert all(r.stall_hw and r.inst_hw for r in refs)
+
+
+# -- the runner -------------------------------------------------------------------------------------------------
+def _fake_simulate(ref, options):
+    """Simulated cycles 10% above the measured ones; names with 'slow' spin, 'bad' raise, 'dies' exit."""
+    if "slow" in ref.name:
+        while True:
+            pass
+    if "bad" in ref.name:
+        raise ValueError("unsupported instruction")
+    if "dies" in ref.name:
+        os._exit(3)
+    return {"cycles": ref.cycles_hw * 1.1, "inst": 2.0, "stall": "wait"}
+
+
+def test_runner_keeps_order_and_reports_every_record_it_could_not_simulate():
+    refs = [_ref("ok1__s"), _ref("slow__s"), _ref("bad__s"), _ref("dies__s"), _ref("ok2__s", hw=20_000),
+            val.RecordRef(**{**_ref("big__s").__dict__, "left_out": "too big"})]
+    seen = []
+    outs = val.run_records(refs, val.SimOptions(), _fake_simulate, jobs=2, time_limit_s=1,
+                           progress=lambda o, done, total: seen.append((o.ref.name, done, total)))
+    assert [o.ref.name for o in outs] == [r.name for r in refs]
+    assert sorted(n for n, _, _ in seen) == sorted(r.name for r in refs) and seen[-1][1:] == (6, 6)
+    by = {o.ref.name: o for o in outs}
+    assert by["ok1__s"].cycles_sim == pytest.approx(11_000) and by["ok2__s"].error == pytest.approx(0.1)
+    assert by["slow__s"].reason == "time limit of 1 s reached (CPU)"
+    assert by["bad__s"].reason == "ValueError: unsupported instruction"
+    assert by["dies__s"].reason == "the simulating process died (exit code 3)"
+    assert by["big__s"].reason == "too big"
+
+
+def test_runner_in_process_without_jobs_or_limit():
+    outs = val.run_records([_ref("ok__s"), _ref("bad__s")], val.SimOptions(), _fake_simulate)
+    assert outs[0].ok and outs[1].reason == "ValueError: unsupported instruction"
+
+
+def test_boost_clock_is_refused_until_the_preset_has_one():
+    with pytest.raises(GpusimError, match="no boost clock"):
+        val.gpu_at_clock("h100", "boost")
+    assert val.gpu_at_clock("h100", "base").name == "h100"
+
+
+# -- text and results file --------------------------------------------------------------------------------------
+def _validation() -> val.Validation:
+    refs = [_ref("a__s", suite="lecture", hw=5_000, inst=10, stall="wait"),
+            _ref("b__s", suite="SHOC", hw=50_000, inst=10, stall="long_scoreboard"),
+            _ref("c__s", suite="Parboil", hw=500_000), _ref("bad__s", suite="SHOC", hw=3e6)]
+    outs = val.run_records(refs, val.SimOptions(), _fake_simulate)
+    return val.Validation(outs, skipped=[("e__s", "no measured cycles (recorded without ncu)")])
+
+
+def test_text_has_a_row_per_suite_and_size_class_the_worst_five_and_every_reason():
+    text = _validation().text
+    rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    assert rows[:5] == ["| suite", "| lecture", "| Parboil", "| SHOC", "| all"]
+    assert rows[5:] == ["| size class (H100 cycles)", "| < 20k", "| 20k-200k", "| 200k-2M", "| >= 2M", "| all"]
+    assert "| SHOC | 2 | 1 | 10.0% |" in text
+    assert "- `c` s: 550,000 vs 500,000 (+10%)" in text
+    assert "not simulated: bad__s: ValueError: unsupported instruction" in text
+    assert "not simulated: e__s: no measured cycles" in text
+    assert "other than 'selected'" in text
+
+
+def test_results_file_round_trips(tmp_path):
+    v = _validation()
+    val.write_results(v, tmp_path / "r.json", command="gpusim validate --golden x")
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert doc["command"] == "gpusim validate --golden x" and len(doc["date"]) == 10
+    assert doc["overall"]["simulated"] == 3 and doc["by_suite"]["SHOC"]["launches"] == 2
+    assert val.read_results(tmp_path / "r.json").text == v.text
+
+
+# -- the command ------------------------------------------------------------------------------------------------
+def test_cli_validate_small_records(capsys, tmp_path):
+    from gpusim.cli import main
+    out_json = tmp_path / "v.json"
+    assert main(["validate", "--golden", str(GOLDEN), str(GOLDEN / "suites"), "--program", "vector_add",
+                 "--program", "saxpy_hand", "--max-threads", "20000", "--quiet", "--out", str(out_json),
+                 "--plot", str(tmp_path / "v.png")]) == 0
+    out = capsys.readouterr().out
+    assert "| lecture | 5 | 2 |" in out and "| all | 5 | 2 |" in out
+    assert "not simulated: vector_add__large:" in out and "> --max-threads 20000" in out
+    doc = json.loads(out_json.read_text())
+    assert doc["command"].startswith("gpusim validate --golden ") and "--max-threads 20000" in doc["command"]
+    assert sum(math.isfinite(r["error"] or math.nan) for r in doc["records"]) == 2
+    assert (tmp_path / "v.png").stat().st_size > 0
