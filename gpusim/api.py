@@ -318,7 +318,7 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         res.timing = simulate(out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
                               progress=progress, observer=observer)
         if collector is not None:
-            res._timeline = collector.finish(out.trace, res.timing, gpu)
+            res._timeline = collector.finish(res.timing.trace, res.timing, gpu)
     return res
 
 

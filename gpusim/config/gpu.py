@@ -185,6 +185,9 @@ class GpuConfig:
     instruction_schedule: str = param(
         "issue order of each basic block: 'ptx' (program order) or 'hoist' (ptxas-like: loads and their "
         "address arithmetic first); checked by gpusim.timing.decode", "hoist")
+    merge_vector_accesses: bool = param(
+        "issue neighbouring scalar shared accesses as the one vector access ptxas makes of them "
+        "(LDS.64/.128, STS.64/.128; gpusim.timing.vector_merge)", False)
     scheduler: SchedulerSpec = param("the warp scheduler: policy and parameters", SchedulerSpec())
     memory: MemorySpec = param("memory-system spec")
 

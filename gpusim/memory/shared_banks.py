@@ -33,9 +33,11 @@ class SharedMemoryBanks:
     Models (Programming Guide §20.4.3, HARDWARE.md §3): successive 4-byte words sit in successive banks
     (``bank = (addr // 4) % banks``); each bank delivers one word per wavefront; lanes reading the same word
     are served by one broadcast (a store to the same word has one winner, also one wavefront); so a phase
-    costs ``max over banks of distinct words`` wavefronts.  64-bit accesses run in two half-warp phases and
-    128-bit in four quarter-warp phases (128 B per wavefront of return bandwidth; per-phase conflict counting
-    is HARDWARE.md's stated inference).  Atomics serialise per address: every lane's read-modify-write
+    costs ``max over banks of distinct words`` wavefronts.  64-bit and 128-bit accesses run in two half-warp
+    phases (per-phase conflict counting is HARDWARE.md's stated inference): 128 contiguous bytes per wavefront,
+    so a contiguous 128-bit access takes 4; a 128-bit broadcast takes 2, as ncu counts every ``LDS.128``
+    of the H100 records (``matmul_tiled`` at both tile sizes, Parboil ``sgemm`` and ``cutcp``: 2 wavefronts
+    per instruction, where quarter-warp phases would make 4).  Atomics serialise per address: every lane's read-modify-write
     takes its own slot in its bank, so same-word lanes do *not* merge.
 
     Simplifies: sub-word accesses (8/16-bit) count as their 4-byte word; phases are fixed lane groups
@@ -65,7 +67,7 @@ class SharedMemoryBanks:
         m = a.shape[0]
         words_per_lane = max(1, access_bytes // self.bank_width_bytes)
         # bytes a phase may return = banks x width, so wide accesses split the warp into lane groups
-        phases = max(1, WARP_SIZE * access_bytes // (self.banks * self.bank_width_bytes))
+        phases = max(1, WARP_SIZE * min(access_bytes, 8) // (self.banks * self.bank_width_bytes))
         lanes_per_phase = WARP_SIZE // phases
         active = a >= 0
         word0 = np.where(active, a // self.bank_width_bytes, -1)
@@ -94,7 +96,8 @@ class SharedMemoryBanks:
         per_bank = np.bincount(flat, minlength=m * n_groups).reshape(m, phases, self.banks)
         per_phase = per_bank.max(axis=2)
         wavefronts = per_phase.sum(axis=1).astype(np.int64)
-        ideal = (per_phase > 0).sum(axis=1).astype(np.int64)
+        # without conflicts a phase needs one wavefront per banks' worth of distinct words
+        ideal = (-(-per_bank.sum(axis=2) // self.banks)).sum(axis=1).astype(np.int64)
         return SharedAccessResult(wavefronts=wavefronts, ideal_wavefronts=ideal)
 
     def count(self, result: SharedAccessResult, op: str) -> None:

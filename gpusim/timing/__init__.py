@@ -59,6 +59,15 @@ def _occupancy(trace: KernelTrace, gpu, regs: int):
     return occupancy(gpu, trace.block, regs, 0, shared, n_blocks=trace.n_blocks, optin=True)
 
 
+def _ptxas_passes(trace: KernelTrace, gpu) -> KernelTrace:
+    """The trace as the SASS ptxas makes of its PTX would run it: merged vector accesses
+    (:mod:`gpusim.timing.vector_merge`) when the config asks for them."""
+    if not gpu.merge_vector_accesses:
+        return trace
+    from gpusim.timing.vector_merge import find_merge_groups, merge_vector_accesses
+    return merge_vector_accesses(trace, find_merge_groups(trace))
+
+
 def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
              regs_per_thread: int | None = None, memory=None, observer: TimingObserver | None = None,
              progress=None) -> TimingResult:
@@ -79,6 +88,7 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
         regs, regs_source = int(trace.regs_per_thread), "trace"
     else:
         regs, regs_source = estimate_regs_per_thread(trace), "estimate"
+    trace = _ptxas_passes(trace, gpu)
     occ = _occupancy(trace, gpu, regs)
     if occ.blocks_per_sm < 1:
         raise LaunchError(f"kernel {trace.kernel!r}: no block of {trace.threads_per_block} threads fits on an SM "
@@ -147,11 +157,13 @@ def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, reg
     counters.update(lsu.counters())
     counters.update(mem.counters())
     pcs = np.asarray(model.pc_stalls, dtype=np.int64).reshape(-1, N_STALL_REASONS)
-    by_pc = {int(pc): {STALL_REASONS[i]: int(row[i]) for i in np.flatnonzero(row)}
+    # PCs of the trace as recorded (a merged access is charged to its first member's PC)
+    origin = trace.meta.get("origin_pc") or range(len(trace.instructions))
+    by_pc = {int(origin[pc]): {STALL_REASONS[i]: int(row[i]) for i in np.flatnonzero(row)}
              for pc, row in enumerate(pcs) if row.any()}
     return TimingResult(
         kernel=trace.kernel, gpu=gpu.name, scheduler=model.scheduler_name, cycles=cycles, counters=counters,
         stalls={r: int(totals[i]) for i, r in enumerate(STALL_REASONS)}, stalls_by_pc=by_pc,
         stalls_by_warp=by_warp, per_sm=per_sm, occupancy=occ, regs_per_thread=regs, regs_source=regs_source,
         memory_model=type(mem).__name__, clock_mhz=float(gpu.clock_mhz),
-        warp_start_cycle=start, warp_end_cycle=end, warp_sm=warp_sm)
+        warp_start_cycle=start, warp_end_cycle=end, warp_sm=warp_sm, trace=trace)

@@ -41,6 +41,7 @@ class TimingResult:
     warp_start_cycle: np.ndarray = field(repr=False, default=None)
     warp_end_cycle: np.ndarray = field(repr=False, default=None)
     warp_sm: np.ndarray = field(repr=False, default=None)
+    trace: object = field(repr=False, default=None)   # the trace as timed: after the ptxas-like passes
 
     @property
     def ipc(self) -> float:

@@ -48,6 +48,13 @@ def test_128bit_contiguous_needs_four_wavefronts_without_conflict():
     assert degree(LANES * 16, size=16) == (4, 0)
 
 
+def test_128bit_broadcast_needs_two_wavefronts():
+    """ncu on the H100: every LDS.128 of matmul_tiled (16x16 and 32x32 tiles), Parboil sgemm and cutcp takes 2
+    wavefronts, lanes reading one or two 16-byte words (tests/golden/h100/)."""
+    assert degree(np.zeros(32, dtype=np.int64), size=16) == (2, 0)
+    assert degree(np.repeat([0, 64], 16), size=16) == (2, 0)
+
+
 def test_64bit_stride_2_conflicts_within_each_half_warp():
     # each lane reads 8 B at 16 B stride: a half-warp covers 256 B -> 2 words per bank
     assert degree(LANES * 16, size=8) == (4, 2)
