@@ -1,0 +1,91 @@
+"""What ptxas does, against the records: instruction counts and merged accesses, per suite.
+
+    python benchmarks/ptxas_passes.py                    # records of at most 2M measured warp instructions
+    python benchmarks/ptxas_passes.py --max-warp-inst 1e7 --golden tests/golden/h100/
+
+For each H100 record it emulates the launch once and prints, per suite, the geometric mean of
+simulated / measured ``smsp__inst_executed.sum`` with the PTX as recorded ("PTX"), after the timing model's
+merged vector accesses ("merged", :mod:`gpusim.timing.vector_merge`), and, where ptxas and nvdisasm are
+installed, what the real SASS gives: each PTX line's SASS count times its executions ("SASS lines",
+:mod:`gpusim.cuda.sass`).  It also checks the merge rule against ptxas: the groups the rule makes and the
+groups ptxas made (a vector LDS/STS on a member's line) for every program launched.  No GPU needed.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--golden", nargs="+", default=[str(ROOT / "tests" / "golden" / "h100")])
+    ap.add_argument("--max-warp-inst", type=float, default=2e6)
+    a = ap.parse_args(argv)
+
+    import numpy as np
+
+    import gpusim
+    import programs
+    from gpusim.cuda import sass
+    from gpusim.hw.validate import find_records
+    from gpusim.timing.vector_merge import find_merge_groups, merge_vector_accesses
+
+    tools = sass.find_tools()
+    refs, _ = find_records(a.golden, "base", max_warp_inst=a.max_warp_inst)
+    refs = [r for r in refs if not r.left_out and r.inst_hw]
+    ratios: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    rule_vs_sass = {"both": 0, "rule only": [], "sass only": []}
+    seen_kernels = set()
+    t0 = time.perf_counter()
+    for i, r in enumerate(refs, 1):
+        spec = programs.get(r.program)
+        res = gpusim.run(spec.ptx_path, launch=spec.path, size=r.size, seed=r.seed, mode="emulate",
+                         record_trace=True)
+        trace = res.trace
+        groups = find_merge_groups(trace)
+        merged = merge_vector_accesses(trace, groups)
+        row = ratios[r.suite]
+        row["PTX"].append(trace.n_instructions / r.inst_hw)
+        row["merged"].append(merged.n_instructions / r.inst_hw)
+        if tools:
+            lines = sass.sass_by_ptx_line(spec.ptx_path.read_text()).get(trace.kernel, {})
+            row["SASS lines"].append(sass.sass_instructions_executed(trace, lines) / r.inst_hw)
+            if (r.program, trace.kernel) not in seen_kernels:
+                seen_kernels.add((r.program, trace.kernel))
+                made = {tuple(trace.instructions[p].ptx_line for p in g.pcs) for g in groups}
+                ptxas = {tuple(trace.instructions[p].ptx_line for p in g.pcs)
+                         for g in find_merge_groups(trace, decide=sass.merge_decider(trace, lines))}
+                rule_vs_sass["both"] += len(made & ptxas)
+                rule_vs_sass["rule only"] += [(r.program, x) for x in made - ptxas]
+                rule_vs_sass["sass only"] += [(r.program, x) for x in ptxas - made]
+        print(f"[{i}/{len(refs)}] {r.name}: PTX {trace.n_instructions / r.inst_hw:.3f}, merged "
+              f"{merged.n_instructions / r.inst_hw:.3f}", file=sys.stderr, flush=True)
+
+    def geo(v):
+        return f"{math.exp(np.mean(np.log(v))):.3f}" if v else "-"
+    cols = ["PTX", "merged"] + (["SASS lines"] if tools else [])
+    print(f"simulated / measured smsp__inst_executed.sum, geometric mean per suite ({len(refs)} records of at most "
+          f"{a.max_warp_inst:g} warp instructions; {time.perf_counter() - t0:.0f} s)\n")
+    print("| suite | records | " + " | ".join(cols) + " |")
+    print("| --- | ---: | " + " | ".join("---:" for _ in cols) + " |")
+    for suite in sorted(ratios, key=lambda s: (s != "lecture", s.lower())):
+        print(f"| {suite} | {len(ratios[suite]['PTX'])} | " + " | ".join(geo(ratios[suite][c]) for c in cols) + " |")
+    allv = {c: [x for s in ratios.values() for x in s[c]] for c in cols}
+    print(f"| all | {len(allv['PTX'])} | " + " | ".join(geo(allv[c]) for c in cols) + " |")
+    if tools:
+        print(f"\nmerge rule vs ptxas ({len(seen_kernels)} kernels): {rule_vs_sass['both']} groups both, "
+              f"rule only {rule_vs_sass['rule only'] or 'none'}, ptxas only {rule_vs_sass['sass only'] or 'none'}")
+    else:
+        print("\nptxas/nvdisasm not installed: no SASS column, no check of the merge rule")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
