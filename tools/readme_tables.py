@@ -68,7 +68,35 @@ def programs_table() -> str:
     return "\n".join(rows)
 
 
-BLOCKS = {"programs": programs_table, "sweep-matmul-tile-regs": sweep_matmul_tile_regs}
+VALIDATION = ROOT / "gpusim" / "hw" / "validation_h100.json"
+
+
+def validation_h100() -> str:
+    """The agreement tables of the committed ``gpusim validate --out`` results (the run is hours long, so the
+    README is rendered from its results file; tests/hw/test_validate.py re-simulates a few of its records to
+    show the file is the current model's)."""
+    import json
+    sys.path.insert(0, str(ROOT))
+    from gpusim.hw.validate import DEFINITIONS, format_tables, read_results
+    doc = json.loads(VALIDATION.read_text())
+    v = read_results(VALIDATION)
+    reasons: dict[str, int] = {}
+    for o in v.not_simulated:
+        key = o.reason.split(" > ")[-1] if " > " in o.reason else o.reason.split(":")[0]
+        reasons[key] = reasons.get(key, 0) + 1
+    o = v.overall()
+    lines = [f"Simulated {doc['date']} (model at commit {doc['commit']}), {o.simulated} of {o.launches} "
+             f"base-clock launches; results in `{VALIDATION.relative_to(ROOT)}`:", "", "```", doc["command"], "```", ""]
+    lines += format_tables(v)
+    lines += ["", DEFINITIONS]
+    if reasons:
+        lines += ["", "Not simulated: " + "; ".join(f"{n} by {k}" for k, n in sorted(reasons.items()))
+                  + " (every one is listed by `gpusim validate` with its reason)."]
+    return "\n".join(lines)
+
+
+BLOCKS = {"programs": programs_table, "sweep-matmul-tile-regs": sweep_matmul_tile_regs,
+          "validation-h100": validation_h100}
 
 
 def render(text: str, names=None) -> str:

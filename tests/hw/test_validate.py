@@ -183,3 +183,26 @@ def test_cli_validate_small_records(capsys, tmp_path):
     assert doc["command"].startswith("gpusim validate --golden ") and "--max-threads 20000" in doc["command"]
     assert sum(math.isfinite(r["error"] or math.nan) for r in doc["records"]) == 2
     assert (tmp_path / "v.png").stat().st_size > 0
+
+
+# -- the README's table ------------------------------------------------------------------------------------------
+RESULTS = Path(__file__).resolve().parents[2] / "gpusim" / "hw" / "validation_h100.json"
+
+
+def test_committed_results_are_the_current_models():
+    """The README's agreement table is rendered from gpusim/hw/validation_h100.json (tests/test_readme.py checks
+    the rendering). The smallest simulated record of each suite is simulated again here: a model change that
+    moves its cycles fails until `gpusim validate` is run again with the command in that file (and
+    `python tools/readme_tables.py`)."""
+    v = val.read_results(RESULTS)
+    doc = json.loads(RESULTS.read_text())
+    assert doc["command"].startswith("gpusim validate --golden") and v.overall().simulated >= 100
+    picks = {}
+    for o in sorted(v.simulated, key=lambda o: o.ref.inst_hw or math.inf):
+        picks.setdefault(o.ref.suite, o)
+    refs = {r.name: r for r in val.find_records([GOLDEN], "base")[0]}
+    for o in picks.values():
+        got = val.simulate_record(refs[o.ref.name], val.SimOptions())
+        assert got["cycles"] == o.cycles_sim, (
+            f"{o.ref.name}: {got['cycles']:,.0f} simulated now, {o.cycles_sim:,.0f} in {RESULTS.name}: re-run "
+            f"`{doc['command']} --out {RESULTS.relative_to(RESULTS.parents[2])}` and python tools/readme_tables.py")

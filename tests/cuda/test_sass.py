@@ -1,0 +1,60 @@
+"""SASS per PTX line from the real ptxas and nvdisasm (gpusim.cuda.sass); the parsing and line marking run
+everywhere, the tools' part only where they are installed (pip install -e .[sass])."""
+from __future__ import annotations
+
+import pytest
+
+import gpusim
+import programs
+from gpusim.cuda import sass
+from gpusim.timing.vector_merge import find_merge_groups
+
+NVDISASM = """
+//--------------------- .text.k     --------------------------
+.text.k:
+	//## File "ptx", line 12
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+	//## File "ptx", line 14
+        /*0010*/                   LDS.128 R12, [R5] ;
+        /*0020*/              @!P0 BRA `(.L_x_0) ;
+	//## File "ptx", line 20
+        /*0030*/                   EXIT ;
+.L_x_1:
+        /*0040*/                   BRA `(.L_x_1);
+        /*0050*/                   NOP;
+"""
+
+
+def test_nvdisasm_output_is_grouped_by_kernel_and_ptx_line():
+    got = sass.parse_nvdisasm(NVDISASM)
+    assert got == {"k": {12: ["LDC"], 14: ["LDS.128", "BRA"], 20: ["EXIT", "BRA"]}}
+
+
+def test_marked_ptx_names_its_own_lines():
+    ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.file 1 \"k.cu\"\n{\n\t.loc 1 3 0\n\tmov.u32 %r1, %tid.x;\n}\n"
+    out = sass.mark_ptx_lines(ptx).splitlines()
+    assert '.file 1 "ptx"' in out and "\t.loc 1 7 0" in out and all("k.cu" not in x for x in out)
+    assert out[out.index("\t.loc 1 7 0") + 1].strip() == "mov.u32 %r1, %tid.x;"
+
+
+def test_vector_width_of_sass_accesses():
+    assert [sass.vector_width_bytes(o) for o in ("LDS.128", "STS.64", "LDG.E.128", "LDS", "LDG.E")] == [16, 8, 16, 4, 4]
+
+
+@pytest.mark.skipif(sass.find_tools() is None, reason="ptxas and nvdisasm are not installed")
+@pytest.mark.parametrize("size", ["small", "small_tile32"])
+def test_matmul_tiled_merges_are_those_of_ptxas_and_its_sass_count_is_ncus(size):
+    """The rule's LDS.128 groups are the ones ptxas makes, and each PTX line's SASS count times its executions
+    is ncu's smsp__inst_executed.sum within 1% (tests/golden/h100/matmul_tiled__small*.json)."""
+    import json
+    from pathlib import Path
+    spec = programs.get("matmul_tiled")
+    t = gpusim.run("matmul_tiled", size=size, mode="emulate", record_trace=True).trace
+    lines = sass.sass_by_ptx_line(spec.ptx_path.read_text())[t.kernel]
+    rule = find_merge_groups(t)
+    ptxas = find_merge_groups(t, decide=sass.merge_decider(t, lines))
+    assert rule == ptxas and len(rule) >= 4
+    rec = json.loads((Path(__file__).resolve().parents[1] / "golden" / "h100" / f"matmul_tiled__{size}.json")
+                     .read_text())
+    assert sass.sass_instructions_executed(t, lines) == pytest.approx(rec["counters"]["smsp__inst_executed.sum"],
+                                                                       rel=0.01)
