@@ -1,6 +1,6 @@
 """What ptxas does, against the records: instruction counts and merged accesses, per suite.
 
-    python benchmarks/ptxas_passes.py                    # records of at most 2M measured warp instructions
+    python benchmarks/ptxas_passes.py                    # records of at most 1M measured warp instructions
     python benchmarks/ptxas_passes.py --max-warp-inst 1e7 --golden tests/golden/h100/
 
 For each H100 record it emulates the launch once and prints, per suite, the geometric mean of
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--golden", nargs="+", default=[str(ROOT / "tests" / "golden" / "h100")])
-    ap.add_argument("--max-warp-inst", type=float, default=2e6)
+    ap.add_argument("--max-warp-inst", type=float, default=1e6)
     a = ap.parse_args(argv)
 
     import numpy as np
@@ -34,6 +34,7 @@ def main(argv=None) -> int:
     import gpusim
     import programs
     from gpusim.cuda import sass
+    from gpusim.errors import GpusimError
     from gpusim.hw.validate import find_records
     from gpusim.timing.vector_merge import find_merge_groups, merge_vector_accesses
 
@@ -43,11 +44,17 @@ def main(argv=None) -> int:
     ratios: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     rule_vs_sass = {"both": 0, "rule only": [], "sass only": []}
     seen_kernels = set()
+    failed: list[tuple[str, str]] = []
     t0 = time.perf_counter()
     for i, r in enumerate(refs, 1):
         spec = programs.get(r.program)
-        res = gpusim.run(spec.ptx_path, launch=spec.path, size=r.size, seed=r.seed, mode="emulate",
-                         record_trace=True)
+        try:
+            res = gpusim.run(spec.ptx_path, launch=spec.path, size=r.size, seed=r.seed, mode="emulate",
+                             record_trace=True)
+        except GpusimError as e:
+            failed.append((r.name, str(e).splitlines()[0]))
+            print(f"[{i}/{len(refs)}] {r.name}: not emulated: {failed[-1][1]}", file=sys.stderr, flush=True)
+            continue
         trace = res.trace
         groups = find_merge_groups(trace)
         merged = merge_vector_accesses(trace, groups)
@@ -79,6 +86,8 @@ def main(argv=None) -> int:
         print(f"| {suite} | {len(ratios[suite]['PTX'])} | " + " | ".join(geo(ratios[suite][c]) for c in cols) + " |")
     allv = {c: [x for s in ratios.values() for x in s[c]] for c in cols}
     print(f"| all | {len(allv['PTX'])} | " + " | ".join(geo(allv[c]) for c in cols) + " |")
+    for name, why in failed:
+        print(f"not emulated: {name}: {why}")
     if tools:
         print(f"\nmerge rule vs ptxas ({len(seen_kernels)} kernels): {rule_vs_sass['both']} groups both, "
               f"rule only {rule_vs_sass['rule only'] or 'none'}, ptxas only {rule_vs_sass['sass only'] or 'none'}")

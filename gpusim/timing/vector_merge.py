@@ -121,7 +121,7 @@ def _offsets(ex: _Executions, first_pc: int, pcs: list[int]) -> dict[int, int] |
     if rows0.size == 0:
         return None
     span = max(pcs) - first_pc + 1
-    if not ex.through(rows0, span).all():
+    if not ex.through(rows0, span).all() or (t.mem_slot[rows0] < 0).any():
         return None
     a0 = t.addresses[t.mem_slot[rows0]]
     m0 = t.exec_mask[rows0]
@@ -164,7 +164,10 @@ def _order_allows(instrs: list[StaticInstr], members: list[int]) -> bool:
 
 def _aligned(ex: _Executions, pc: int, width: int) -> bool:
     t = ex.trace
-    a = t.addresses[t.mem_slot[ex.rows(pc)]]
+    slots = t.mem_slot[ex.rows(pc)]
+    if (slots < 0).any():
+        return False
+    a = t.addresses[slots]
     return bool(((a < 0) | (a % width == 0)).all())
 
 
