@@ -53,9 +53,11 @@ def register(subparsers) -> None:
     v.add_argument("--golden", required=True, nargs="+", action="extend", metavar="DIR",
                    help="folders of records, e.g. tests/golden/h100/ (several may be given; subfolders included)")
     v.add_argument("--gpu", default="h100", help="simulated GPU preset or .toml (default h100)")
-    v.add_argument("--clock", choices=("base", "boost"), default="base",
+    v.add_argument("--clock", choices=("base", "boost"), default=None,
                    help="validate the records taken at this clock: base (ncu's default clock lock) or boost "
-                        "(--clock-control none), with the preset at that clock (default base)")
+                        "(--clock-control none), with the preset at that clock: boost uses the preset "
+                        "<gpu>-boost, e.g. h100-boost (default: boost when every record found is a boost-clock "
+                        "one, as in tests/golden/h100-boost/, else base)")
     v.add_argument("--program", action="append", help="only this program (repeatable)")
     v.add_argument("--suite", action="append", help="only this suite, e.g. PolyBench or lecture (repeatable)")
     v.add_argument("--max-threads", type=int, default=None, help="only records of at most this many threads")
@@ -136,8 +138,7 @@ def _validate_command(a) -> str:
     parts = ["gpusim validate --golden", *a.golden]
     if a.gpu != "h100":
         parts += ["--gpu", a.gpu]
-    if a.clock != "base":
-        parts += ["--clock", a.clock]
+    parts += ["--clock", a.clock]
     for flag, values in (("--program", a.program), ("--suite", a.suite), ("--set", a.set)):
         for x in values or ():
             parts += [flag, x]
@@ -151,6 +152,8 @@ def _validate_command(a) -> str:
 
 def cmd_validate(a) -> int:
     from gpusim.hw import validate as val
+    if a.clock is None:
+        a.clock = val.records_clock(a.golden)
     refs, skipped = val.find_records(a.golden, a.clock, programs_only=a.program, suites_only=a.suite,
                                      max_threads=a.max_threads, max_warp_inst=a.max_warp_inst)
     options = val.SimOptions(gpu=a.gpu, clock=a.clock, run_options=tuple(_run_option(t) for t in a.set))

@@ -32,7 +32,7 @@ import math
 import multiprocessing
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait as wait_for
 from pathlib import Path
 from typing import Any
@@ -96,6 +96,24 @@ class RecordRef:
         return size_class(self.cycles_hw)
 
 
+def records_clock(golden_dirs: Iterable[str | Path]) -> str:
+    """The ``--clock`` the records under ``golden_dirs`` were taken at: ``boost`` when every record is of ncu's
+    ``--clock-control none`` (``tests/golden/h100-boost/``), else ``base``."""
+    controls = set()
+    for d in golden_dirs:
+        for p in sorted(Path(d).rglob("*__*.json")) if Path(d).is_dir() else ():
+            try:
+                rec = json.loads(p.read_text())
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+                continue          # find_records reports it
+            controls.add(_clock_control(rec))
+    return "boost" if controls == {CLOCKS["boost"]} else "base"
+
+
+def _clock_control(rec: Mapping[str, Any]) -> str:
+    return rec.get("clock_control") or (rec.get("ncu") or {}).get("clock_control") or "base"
+
+
 def find_records(golden_dirs: Iterable[str | Path], clock: str = "base", *, programs_only=None,
                  suites_only=None, max_threads: int | None = None, max_warp_inst: float | None = None
                  ) -> tuple[list[RecordRef], list[tuple[str, str]]]:
@@ -131,7 +149,7 @@ def find_records(golden_dirs: Iterable[str | Path], clock: str = "base", *, prog
                 continue
             if suites_only and suite not in suites_only:
                 continue
-            control = rec.get("clock_control") or (rec.get("ncu") or {}).get("clock_control") or "base"
+            control = _clock_control(rec)
             if control != CLOCKS[clock]:
                 skipped.append((p.stem, f"recorded with --clock-control {control}, not validated with --clock {clock}"))
                 continue
@@ -168,18 +186,38 @@ class SimOptions:
             raise GpusimError(f"clock: expected one of {', '.join(CLOCKS)}, got {self.clock!r}")
 
 
+def boost_preset_name(gpu) -> str | None:
+    """The preset that models ``gpu`` at its boost clock: ``<name>-boost`` (e.g. ``h100-boost``) for a preset
+    name, the preset itself when its name already ends in ``-boost``; None for a ``.toml`` path of another
+    name (give the boost preset with ``--gpu``)."""
+    name = gpu if isinstance(gpu, str) else getattr(gpu, "name", str(gpu))
+    if name.endswith("-boost") or (isinstance(gpu, str) and Path(gpu).stem.endswith("-boost")):
+        return name
+    if isinstance(gpu, str) and not gpu.endswith(".toml"):
+        return f"{gpu}-boost"
+    return None
+
+
 def gpu_at_clock(gpu, clock: str):
     """The GPU config that predicts records taken at ``clock``.
 
-    ``base`` is the preset as it is (its figures are calibrated under ncu's default clock lock).  ``boost``
-    needs the preset's SM and memory clock domains, which the presets do not hold yet: until they do, it is an
-    error naming the preset, and every boost record is reported as not simulated with that reason."""
+    ``base`` is the preset as it is (its figures are calibrated under ncu's default clock lock).  ``boost`` is
+    the preset's boost variant (:func:`boost_preset_name`: ``h100`` -> ``h100-boost``, whose SM clock is the
+    boost clock and whose memory clocks are the same).  Where that preset does not exist it is an error
+    naming it, and every boost record is reported as not simulated with that reason."""
     from gpusim.config import load_gpu
-    cfg = load_gpu(gpu)
+    from gpusim.config.loader import preset_names
     if clock == "base":
-        return cfg
-    raise GpusimError(f"the {cfg.name} preset has no boost clock (the SM and memory clock domains are not in "
-                      f"the presets yet)")
+        return load_gpu(gpu)
+    name = boost_preset_name(gpu)
+    if name is None:
+        raise GpusimError(f"{gpu}: give the GPU at its boost clock with --gpu (a preset or .toml named *-boost)")
+    if isinstance(gpu, str) and gpu.endswith(".toml"):
+        return load_gpu(gpu)
+    if name not in preset_names():
+        raise GpusimError(f"no {name} preset in this gpusim: the presets model the base clock only (the SM "
+                          f"and memory clock domains and {name} are not landed yet)")
+    return load_gpu(name)
 
 
 def simulate_record(ref: RecordRef, options: SimOptions) -> dict:
@@ -428,7 +466,13 @@ class Validation:
 
 def run_validation(refs: list[RecordRef], options: SimOptions, *, simulate=simulate_record, jobs: int = 1,
                    time_limit_s: float | None = None, skipped=(), progress=None) -> Validation:
-    """:func:`run_records` over ``refs``, gathered into a :class:`Validation`."""
+    """:func:`run_records` over ``refs``, gathered into a :class:`Validation`.  Where ``options`` names no GPU
+    at its clock (a boost preset not in this gpusim), every record is reported as not simulated with that
+    reason, without starting a process for it."""
+    try:
+        gpu_at_clock(options.gpu, options.clock)
+    except GpusimError as e:
+        refs = [r if r.left_out else replace(r, left_out=str(e)) for r in refs]
     outcomes = run_records(refs, options, simulate, jobs=jobs, time_limit_s=time_limit_s, progress=progress)
     return Validation(outcomes=outcomes, skipped=list(skipped), options=options)
 
@@ -472,7 +516,8 @@ DEFINITIONS = ("Size classes by the H100's measured cycles; error = (simulated -
 
 def format_validation(v: Validation) -> str:
     o = v.overall()
-    head = (f"validation of {v.options.gpu} (clock {v.options.clock}): {o.simulated} of {o.launches} records "
+    gpu = (boost_preset_name(v.options.gpu) or v.options.gpu) if v.options.clock == "boost" else v.options.gpu
+    head = (f"validation of {gpu} (clock {v.options.clock}): {o.simulated} of {o.launches} records "
             f"simulated" + (f" ({len(v.skipped)} others not part of it)" if v.skipped else ""))
     lines = [head, ""]
     if o.simulated:

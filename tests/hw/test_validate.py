@@ -133,10 +133,37 @@ def test_runner_in_process_without_jobs_or_limit():
     assert outs[0].ok and outs[1].reason == "ValueError: unsupported instruction"
 
 
-def test_boost_clock_is_refused_until_the_preset_has_one():
-    with pytest.raises(GpusimError, match="no boost clock"):
-        val.gpu_at_clock("h100", "boost")
+def test_boost_clock_uses_the_boost_preset_and_names_it_where_it_is_missing(tmp_path):
+    from gpusim.config.loader import preset_names
+    assert val.boost_preset_name("h100") == "h100-boost" and val.boost_preset_name("h100-boost") == "h100-boost"
     assert val.gpu_at_clock("h100", "base").name == "h100"
+    if "h100-boost" in preset_names():
+        assert val.gpu_at_clock("h100", "boost").name == "h100-boost"
+    else:
+        with pytest.raises(GpusimError, match="no h100-boost preset in this gpusim"):
+            val.gpu_at_clock("h100", "boost")
+    with pytest.raises(GpusimError, match="no a100x-boost preset"):
+        val.gpu_at_clock("a100x", "boost")
+    boost_toml = tmp_path / "mine-boost.toml"                       # a boost preset given as a file is used as is
+    boost_toml.write_text((Path(val.__file__).parents[1] / "config" / "presets" / "h100.toml").read_text())
+    assert val.gpu_at_clock(str(boost_toml), "boost").name == "h100"
+    with pytest.raises(GpusimError, match="give the GPU at its boost clock with --gpu"):
+        val.gpu_at_clock(str(tmp_path / "other.toml"), "boost")
+
+
+def test_without_a_gpu_at_that_clock_every_record_is_listed_with_the_reason():
+    opts = val.SimOptions(gpu="a100x", clock="boost")
+    v = val.run_validation([_ref("ok1__s"), _ref("ok2__s")], opts, simulate=_fake_simulate, jobs=2)
+    assert [o.reason for o in v.outcomes] == [v.outcomes[0].reason] * 2
+    assert "no a100x-boost preset" in v.outcomes[0].reason and v.overall().simulated == 0
+
+
+def test_the_clock_of_a_records_folder(tmp_path):
+    _write(tmp_path / "boost", "k__s", cycles=7000, clock_control="none")
+    _write(tmp_path / "base", "k__s", cycles=5000, clock_control="base")
+    assert val.records_clock([tmp_path / "boost"]) == "boost"
+    assert val.records_clock([tmp_path / "base", tmp_path / "boost"]) == "base"
+    assert val.records_clock([GOLDEN.parent / "h100-boost"]) == "boost" and val.records_clock([GOLDEN]) == "base"
 
 
 # -- text and results file --------------------------------------------------------------------------------------
