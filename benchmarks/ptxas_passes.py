@@ -89,7 +89,18 @@ def main(argv=None) -> int:
     for name, why in failed:
         print(f"not emulated: {name}: {why}")
     if tools:
-        print(f"\nmerge rule vs ptxas ({len(seen_kernels)} kernels): {rule_vs_sass['both']} groups both, "
+        wide, widened = 0, []
+        for name in programs.names() + programs.suite_names():
+            try:
+                w, ws = sass.wide_global_accesses(programs.get(name).ptx_path.read_text())
+            except GpusimError as e:
+                print(f"not assembled: {name}: {str(e).splitlines()[-1]}")
+                continue
+            wide += w
+            widened += [(name, *x) for x in ws]
+        print(f"\nglobal accesses of 8/16 bytes per lane in the SASS of every bundled and suite program: {wide}, of "
+              f"them on scalar 32-bit PTX lines (merged by ptxas): {len(widened)} {widened[:5] or ''}")
+        print(f"merge rule vs ptxas ({len(seen_kernels)} kernels): {rule_vs_sass['both']} groups both, "
               f"rule only {rule_vs_sass['rule only'] or 'none'}, ptxas only {rule_vs_sass['sass only'] or 'none'}")
     else:
         print("\nptxas/nvdisasm not installed: no SASS column, no check of the merge rule")

@@ -31,6 +31,7 @@ _INSTR = re.compile(r"^\s*(@!?\w+\s+)?[a-z][\w.]*(\s|;)")
 _FUNC = re.compile(r"^\.text\.([\w$.]+):")
 _LINE = re.compile(r'//## File "ptx", line (\d+)')
 _SASS = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
+_LINE_INFO = re.compile(r"\.(loc|file)\s")    # not .local, a state-space declaration
 _DIRECTIVE_DECL = (".reg", ".shared", ".param", ".local", ".const", ".global", ".maxntid", ".reqntid", ".pragma")
 
 
@@ -63,7 +64,7 @@ def mark_ptx_lines(ptx: str) -> str:
     out = []
     for n, line in enumerate(ptx.splitlines(), 1):
         s = line.strip()
-        if s.startswith((".loc", ".file")):
+        if _LINE_INFO.match(s):
             continue
         if _INSTR.match(s) and s.endswith(";") and not s.startswith(_DIRECTIVE_DECL):
             out.append(f"\t.loc 1 {n} 0")
@@ -127,6 +128,25 @@ def vector_width_bytes(opcode: str) -> int:
         if w in opcode:
             return int(w[1:]) // 8
     return 4
+
+
+_WIDE_PTX = re.compile(r"\.v[24]\.|\.[bfsu]64\b")
+
+
+def wide_global_accesses(ptx: str) -> tuple[int, list[tuple[int, str, str]]]:
+    """The ``LDG``/``STG`` of 8 or 16 bytes per lane that ptxas emits for the module ``ptx``, and of them
+    ``(PTX line, PTX text, SASS opcode)`` for those ptxas widened: on a line that is neither a vector
+    (``.v2``/``.v4``) nor a 64-bit access.  (Where this list is empty, the timing model is right to leave scalar
+    global accesses scalar.)"""
+    src, wide, widened = ptx.splitlines(), 0, []
+    for lines in sass_by_ptx_line(ptx).values():
+        for n, ops in lines.items():
+            for op in ops:
+                if op.startswith(("LDG", "STG")) and vector_width_bytes(op) > 4:
+                    wide += 1
+                    if not _WIDE_PTX.search(src[n - 1]):
+                        widened.append((n, src[n - 1].strip(), op))
+    return wide, widened
 
 
 def sass_instructions_executed(trace, lines: dict[int, list[str]]) -> int:

@@ -60,6 +60,8 @@ def register(subparsers) -> None:
                         "one, as in tests/golden/h100-boost/, else base)")
     v.add_argument("--program", action="append", help="only this program (repeatable)")
     v.add_argument("--suite", action="append", help="only this suite, e.g. PolyBench or lecture (repeatable)")
+    v.add_argument("--only", metavar="REGEX", help="only records whose file name (e.g. polybench__gemm__small) "
+                                                  "matches this regular expression")
     v.add_argument("--max-threads", type=int, default=None, help="only records of at most this many threads")
     v.add_argument("--max-warp-inst", type=float, default=None, metavar="N",
                    help="only records of at most N measured warp instructions (smsp__inst_executed.sum; the "
@@ -70,6 +72,9 @@ def register(subparsers) -> None:
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a keyword argument of gpusim.run for every record, e.g. --set scheduler=lrr")
     v.add_argument("--out", metavar="FILE.json", help="write every record's result and the tables' figures")
+    v.add_argument("--against", metavar="FILE.json",
+                   help="an earlier --out file: print each suite's and size class's MAPE and median now and then "
+                        "(on the launches simulated both times) and the launches that moved most")
     v.add_argument("--plot", metavar="FILE", help="scatter of simulated vs measured cycles, per suite")
     v.add_argument("--quiet", action="store_true", help="no progress line per record")
     v.set_defaults(fn=cmd_validate)
@@ -142,6 +147,8 @@ def _validate_command(a) -> str:
     for flag, values in (("--program", a.program), ("--suite", a.suite), ("--set", a.set)):
         for x in values or ():
             parts += [flag, x]
+    if a.only:
+        parts += ["--only", repr(a.only) if " " in a.only else a.only]
     if a.max_threads is not None:
         parts += ["--max-threads", str(a.max_threads)]
     if a.max_warp_inst is not None:
@@ -155,7 +162,9 @@ def cmd_validate(a) -> int:
     if a.clock is None:
         a.clock = val.records_clock(a.golden)
     refs, skipped = val.find_records(a.golden, a.clock, programs_only=a.program, suites_only=a.suite,
-                                     max_threads=a.max_threads, max_warp_inst=a.max_warp_inst)
+                                     max_threads=a.max_threads, max_warp_inst=a.max_warp_inst,
+                                     name_pattern=a.only)
+    before = val.read_results(a.against) if a.against else None
     options = val.SimOptions(gpu=a.gpu, clock=a.clock, run_options=tuple(_run_option(t) for t in a.set))
     if not a.quiet:
         print(f"simulating {len(refs)} records in {max(1, a.jobs)} process(es)"
@@ -167,6 +176,9 @@ def cmd_validate(a) -> int:
     v = val.run_validation(refs, options, jobs=a.jobs, time_limit_s=a.time_limit or None, skipped=skipped,
                            progress=show)
     print(v.text)
+    if before is not None:
+        print()
+        print(val.format_against(v, before))
     if a.out:
         val.write_results(v, a.out, command=_validate_command(a))
         print(f"wrote {a.out}")

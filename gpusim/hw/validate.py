@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -115,16 +116,20 @@ def _clock_control(rec: Mapping[str, Any]) -> str:
 
 
 def find_records(golden_dirs: Iterable[str | Path], clock: str = "base", *, programs_only=None,
-                 suites_only=None, max_threads: int | None = None, max_warp_inst: float | None = None
-                 ) -> tuple[list[RecordRef], list[tuple[str, str]]]:
+                 suites_only=None, max_threads: int | None = None, max_warp_inst: float | None = None,
+                 name_pattern: str | None = None) -> tuple[list[RecordRef], list[tuple[str, str]]]:
     """The records under ``golden_dirs`` (each searched recursively for ``*__*.json``; a record reached twice
     counts once) that ``clock`` validates, and ``(name, reason)`` for those that are not part of it (taken at
     another clock, no measured cycles).  Filters: program names, suite names (``lecture`` for the lecture
-    programs); ``max_threads`` and ``max_warp_inst`` (the measured ``smsp__inst_executed.sum``: what the
+    programs), ``name_pattern`` (a regular expression searched in the file stem); ``max_threads`` and ``max_warp_inst`` (the measured ``smsp__inst_executed.sum``: what the
     simulation's time grows with) mark larger records ``left_out`` with that reason: they count in their
     suite and size class as not simulated."""
     if clock not in CLOCKS:
         raise GpusimError(f"--clock: expected one of {', '.join(CLOCKS)}, got {clock!r}")
+    try:
+        name_re = re.compile(name_pattern) if name_pattern else None
+    except re.error as e:
+        raise GpusimError(f"--only {name_pattern!r}: not a regular expression ({e})") from None
     seen, refs, skipped = set(), [], []
     for d in golden_dirs:
         d = Path(d)
@@ -135,7 +140,7 @@ def find_records(golden_dirs: Iterable[str | Path], clock: str = "base", *, prog
             raise GpusimError(f"{d}: no records (files NAME__SIZE.json) in it or below it")
         for p in paths:
             key = p.resolve()
-            if key in seen:
+            if key in seen or (name_re and not name_re.search(p.stem)):
                 continue
             seen.add(key)
             try:
@@ -551,7 +556,15 @@ def write_results(v: Validation, path, command: str | None = None) -> None:
 
 def read_results(path) -> Validation:
     """A :class:`Validation` from a results file of :func:`write_results` (for tables without simulating)."""
-    doc = json.loads(Path(path).read_text())
+    try:
+        doc = json.loads(Path(path).read_text())
+        return _validation_of(doc)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as e:
+        raise GpusimError(f"{path}: not a results file of `gpusim validate --out` ({type(e).__name__}: {e})"
+                          ) from None
+
+
+def _validation_of(doc: dict) -> Validation:
     outcomes = []
     for r in doc["records"]:
         ref = RecordRef(path="", name=r["name"], program=r["program"], size=r["size"], seed=r["seed"],
@@ -563,6 +576,38 @@ def read_results(path) -> Validation:
     return Validation(outcomes=outcomes, skipped=[(x["name"], x["reason"]) for x in doc["skipped"]],
                       options=SimOptions(gpu=o["gpu"], clock=o["clock"],
                                          run_options=tuple(sorted(o["run_options"].items()))))
+
+
+def format_against(v: Validation, before: Validation, moved: int = 10) -> str:
+    """What changed since an earlier run (``gpusim validate --against FILE``): MAPE and median of each suite,
+    size class and all, now and before, on the launches simulated both times; and the launches whose simulated
+    cycles moved most."""
+    prev = {o.ref.name: o for o in before.simulated}
+    both = [o for o in v.simulated if o.ref.name in prev]
+    groups: dict[str, list[Outcome]] = {}
+    for o in both:
+        groups.setdefault(o.ref.suite, []).append(o)
+    order = sorted(groups, key=lambda s: (s != LECTURE, s.lower()))
+    named = [(s, groups[s]) for s in order]
+    named += [(c, [o for o in both if o.ref.size_class == c]) for c, _lo, _hi in SIZE_CLASSES]
+    named.append(("all", both))
+    lines = [f"against {len(both)} launches simulated in both runs:", "",
+             "| group | launches | MAPE now | MAPE before | median now | median before |",
+             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for name, outs in named:
+        if not outs:
+            continue
+        now, was = Summary.of(outs), Summary.of([prev[o.ref.name] for o in outs])
+        lines.append(f"| {name} | {len(outs)} | {_pct(now.mape_pct)} | {_pct(was.mape_pct)} | "
+                     f"{_pct(now.median_pct)} | {_pct(was.median_pct)} |")
+    lines += ["", "moved most (simulated cycles before -> now; error before -> now):"]
+    for o in sorted(both, key=lambda o: -abs(math.log(o.cycles_sim / prev[o.ref.name].cycles_sim)))[:moved]:
+        p = prev[o.ref.name]
+        if p.cycles_sim == o.cycles_sim:
+            break
+        lines.append(f"  {o.ref.name:44s} {p.cycles_sim:>12,.0f} -> {o.cycles_sim:>12,.0f}   "
+                     f"{100 * p.error:+7.1f}% -> {100 * o.error:+7.1f}%")
+    return "\n".join(lines)
 
 
 def progress_line(o: Outcome, done: int, total: int) -> str:

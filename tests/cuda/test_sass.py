@@ -37,6 +37,14 @@ def test_marked_ptx_names_its_own_lines():
     assert out[out.index("\t.loc 1 7 0") + 1].strip() == "mov.u32 %r1, %tid.x;"
 
 
+def test_marking_keeps_local_declarations():
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\t.local .align 16 .b8 __local_depot0[80];\n"
+           "\t.loc\t1 66 0\n\tmov.u64 %SPL, __local_depot0;\n}\n")
+    out = sass.mark_ptx_lines(ptx).splitlines()
+    assert "\t.local .align 16 .b8 __local_depot0[80];" in out and "\t.loc\t1 66 0" not in out
+    assert out[out.index("\tmov.u64 %SPL, __local_depot0;") - 1] == "\t.loc 1 8 0"
+
+
 def test_vector_width_of_sass_accesses():
     assert [sass.vector_width_bytes(o) for o in ("LDS.128", "STS.64", "LDG.E.128", "LDS", "LDG.E")] == [16, 8, 16, 4, 4]
 
@@ -58,3 +66,13 @@ def test_matmul_tiled_merges_are_those_of_ptxas_and_its_sass_count_is_ncus(size)
                      .read_text())
     assert sass.sass_instructions_executed(t, lines) == pytest.approx(rec["counters"]["smsp__inst_executed.sum"],
                                                                        rel=0.01)
+
+
+@pytest.mark.skipif(sass.find_tools() is None, reason="ptxas and nvdisasm are not installed")
+def test_ptxas_widens_no_scalar_global_access():
+    """Why vector_merge leaves global accesses alone: each wide LDG/STG ptxas emits stands on a PTX line that is
+    already a vector or 64-bit access (ptxas cannot prove a pointer argument's alignment).  Here on programs with
+    neighbouring scalar global accesses, PTX vectors and local memory; benchmarks/ptxas_passes.py checks all."""
+    counts = [sass.wide_global_accesses(programs.get(n).ptx_path.read_text())
+              for n in ("matmul_tiled", "polybench/gemm", "hecbench/black_scholes", "shoc/md5hash", "shoc/md")]
+    assert sum(w for w, _ in counts) > 0 and [x for _, xs in counts for x in xs] == []

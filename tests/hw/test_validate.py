@@ -196,6 +196,29 @@ def test_results_file_round_trips(tmp_path):
     assert val.read_results(tmp_path / "r.json").text == v.text
 
 
+def test_against_an_earlier_run_shows_both_figures_and_what_moved(tmp_path):
+    v = _validation()
+    earlier = val.Validation([val.Outcome(o.ref, cycles_sim=o.ref.cycles_hw * (1.3 if o.ref.name == "b__s" else 1.1))
+                              if o.ok else o for o in v.outcomes])
+    text = val.format_against(v, earlier)
+    assert "against 3 launches simulated in both runs" in text
+    assert "| SHOC | 1 | 10.0% | 30.0% | 10.0% | 30.0% |" in text and "| all | 3 |" in text
+    moved = text.split("moved most")[1].strip().splitlines()[1:]
+    assert len(moved) == 1 and moved[0].split()[0] == "b__s" and "+30.0% ->   +10.0%" in moved[0]
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(GpusimError, match="bad.json: not a results file"):
+        val.read_results(tmp_path / "bad.json")
+
+
+def test_only_selects_records_by_file_name(tmp_path):
+    _write(tmp_path, "polybench__gemm__small", cycles=5000)
+    _write(tmp_path, "vector_add__small", cycles=5000)
+    refs, _ = val.find_records([tmp_path], name_pattern="gemm|nothing")
+    assert [r.name for r in refs] == ["polybench__gemm__small"]
+    with pytest.raises(GpusimError, match="not a regular expression"):
+        val.find_records([tmp_path], name_pattern="(")
+
+
 # -- the command ------------------------------------------------------------------------------------------------
 def test_cli_validate_small_records(capsys, tmp_path):
     from gpusim.cli import main
@@ -210,6 +233,10 @@ def test_cli_validate_small_records(capsys, tmp_path):
     assert doc["command"].startswith("gpusim validate --golden ") and "--max-threads 20000" in doc["command"]
     assert sum(math.isfinite(r["error"] or math.nan) for r in doc["records"]) == 2
     assert (tmp_path / "v.png").stat().st_size > 0
+    assert main(["validate", "--golden", str(GOLDEN), "--only", "^vector_add__small$", "--quiet",
+                 "--against", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "| lecture | 1 | 1 |" in out and "against 1 launches simulated in both runs" in out
 
 
 # -- the README's table ------------------------------------------------------------------------------------------
