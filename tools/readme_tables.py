@@ -69,29 +69,43 @@ def programs_table() -> str:
 
 
 VALIDATION = ROOT / "gpusim" / "hw" / "validation_h100.json"
+VALIDATION_BOOST = ROOT / "gpusim" / "hw" / "validation_h100_boost.json"
+
+
+def _reasons(v) -> str:
+    """``N by REASON; ...`` of the records ``v`` did not simulate (a size limit by its option)."""
+    reasons: dict[str, int] = {}
+    for o in v.not_simulated:
+        key = o.reason.split(" > ")[-1] if " > " in o.reason else o.reason.split(":")[0]
+        reasons[key] = reasons.get(key, 0) + 1
+    return "; ".join(f"{n} by {k}" for k, n in sorted(reasons.items()))
 
 
 def validation_h100() -> str:
-    """The agreement tables of the committed ``gpusim validate --out`` results (the run is hours long, so the
-    README is rendered from its results file; tests/hw/test_validate.py re-simulates a few of its records to
-    show the file is the current model's)."""
+    """The agreement tables of the committed ``gpusim validate --out`` results (the run is long, so the README
+    is rendered from its results files; tests/hw/test_validate.py re-simulates a few of its records to show the
+    file is the current model's), base clock, then what the boost-clock run simulated."""
     import json
     sys.path.insert(0, str(ROOT))
     from gpusim.hw.validate import DEFINITIONS, format_tables, read_results
     doc = json.loads(VALIDATION.read_text())
     v = read_results(VALIDATION)
-    reasons: dict[str, int] = {}
-    for o in v.not_simulated:
-        key = o.reason.split(" > ")[-1] if " > " in o.reason else o.reason.split(":")[0]
-        reasons[key] = reasons.get(key, 0) + 1
     o = v.overall()
     lines = [f"Simulated {doc['date']} (model at commit {doc['commit']}), {o.simulated} of {o.launches} "
              f"base-clock launches; results in `{VALIDATION.relative_to(ROOT)}`:", "", "```", doc["command"], "```", ""]
     lines += format_tables(v)
     lines += ["", DEFINITIONS]
-    if reasons:
-        lines += ["", "Not simulated: " + "; ".join(f"{n} by {k}" for k, n in sorted(reasons.items()))
-                  + " (every one is listed by `gpusim validate` with its reason)."]
+    if v.not_simulated:
+        lines += ["", f"Not simulated: {_reasons(v)} (every one is listed by `gpusim validate` with its reason)."]
+    if VALIDATION_BOOST.is_file():
+        bdoc = json.loads(VALIDATION_BOOST.read_text())
+        b = read_results(VALIDATION_BOOST)
+        bo = b.overall()
+        lines += ["", f"Boost-clock records ({bdoc['date']}, `{bdoc['command']}`, results in "
+                      f"`{VALIDATION_BOOST.relative_to(ROOT)}`): {bo.simulated} of {bo.launches} simulated"
+                  + (f"; not simulated: {_reasons(b)}." if b.not_simulated else ".")]
+        if bo.simulated:
+            lines += [""] + format_tables(b)
     return "\n".join(lines)
 
 

@@ -65,7 +65,7 @@ def register(subparsers) -> None:
     v.add_argument("--max-threads", type=int, default=None, help="only records of at most this many threads")
     v.add_argument("--max-warp-inst", type=float, default=None, metavar="N",
                    help="only records of at most N measured warp instructions (smsp__inst_executed.sum; the "
-                        "simulation's time grows with it: about 10 s per million on one core)")
+                        "simulation's time grows with it: 5-17 s of CPU per million)")
     v.add_argument("--jobs", type=int, default=1, help="simulate in this many processes (default 1)")
     v.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
                    help="stop a record after this long and report it as not simulated (default 600; 0: none)")
