@@ -20,7 +20,7 @@ from typing import Sequence
 from gpusim.errors import ConfigError
 from gpusim.memory.cache import SectoredCache
 from gpusim.memory.const_cache import ConstantCache
-from gpusim.memory.dram import DramController
+from gpusim.memory.dram import DramController, UnlimitedDram
 from gpusim.memory.interconnect import Crossbar
 from gpusim.memory.request import ATOMIC, LOAD, STORE, MemoryRequest
 from isa.units import MemSpace
@@ -39,6 +39,10 @@ class MemorySystem:
     SM's shared pipe, shared atomics serialise per address in the banks.  ``observer`` (a
     :class:`gpusim.timing.hooks.TimingObserver`) receives every DRAM command.
 
+    What-ifs (:mod:`gpusim.timing.idealize`): ``unlimited_dram`` serves every DRAM burst at the idle-bank
+    latency (:class:`~gpusim.memory.dram.UnlimitedDram`); ``atomics_serialise=False`` lets atomics to one
+    word proceed without waiting for each other.
+
     Simplifies: everything is computed at issue, arithmetically (per-port/per-bank next-free cycles, cache
     state updated at request time); ``access`` must be called in nondecreasing ``now``.  Requests arrive
     already coalesced and costed (:mod:`gpusim.timing.lsu`) with physical sectors
@@ -46,7 +50,7 @@ class MemorySystem:
     invalidated by other SMs' stores).
     """
 
-    def __init__(self, gpu, observer=None) -> None:
+    def __init__(self, gpu, observer=None, *, unlimited_dram: bool = False, atomics_serialise: bool = True) -> None:
         spec = gpu.memory
         self.gpu = gpu
         self.spec = spec
@@ -57,7 +61,8 @@ class MemorySystem:
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
             2 * spec.interconnect.latency_cycles
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
-        self.dram = DramController(spec.dram, observer)       # DRAM commands to the observer
+        self.dram = (UnlimitedDram if unlimited_dram else DramController)(spec.dram, observer)
+        self.atomics_serialise = atomics_serialise
         self.dram_mhz = spec.dram.clock_mhz
         self._ck_per_core = self.dram_mhz / self.core_mhz
         self._core_per_ck = self.core_mhz / self.dram_mhz
@@ -275,7 +280,7 @@ class MemorySystem:
                 data = self._l2_data(tag, sector, sl) - self.slice_latency
                 self._l2(sl).write(sector, allocate=True)
             self.l2_atoms += count
-            start = max(data, atom_free.get(word, 0))
+            start = max(data, atom_free.get(word, 0)) if self.atomics_serialise else data
             done = start + count * op_cycles          # lanes on one address serialise
             atom_free[word] = done
             self.atomic_serialised += count - 1

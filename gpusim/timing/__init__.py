@@ -10,7 +10,7 @@ Structure: :mod:`~gpusim.timing.gpu` (block scheduler, the launch), :mod:`~gpusi
 sub-partitions, warps, scoreboard, pipes, barriers), :mod:`~gpusim.timing.schedulers` (warp-scheduling
 policies by name), :mod:`~gpusim.timing.decode` (per-PC facts decoded once), :mod:`~gpusim.timing.occupancy`
 (resident blocks per SM), :mod:`~gpusim.timing.lsu` (the LSU front end: trace slots to memory requests),
-:mod:`~gpusim.timing.hooks` (observer events), :mod:`~gpusim.timing.warp_states` and
+:mod:`~gpusim.timing.hooks` (observer events), :mod:`~gpusim.timing.idealize` (what-if idealisations), :mod:`~gpusim.timing.warp_states` and
 :mod:`~gpusim.timing.metrics` (Nsight's warp-state and metric names).  The memory model behind the seam:
 :mod:`gpusim.memory.request`.
 """
@@ -29,6 +29,7 @@ from gpusim.memory.system import MemorySystem
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
 from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
 from gpusim.timing.hooks import TimingObserver, combine_observers
+from gpusim.timing.idealize import IDEALIZATIONS, Idealization
 from gpusim.timing.lsu import LsuFrontEnd
 from gpusim.timing.metrics import timing_counters
 from gpusim.timing.result import TimingResult
@@ -37,22 +38,25 @@ from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReaso
 
 __all__ = ["simulate", "TimingResult", "FixedLatencyMemory", "SCHEDULERS", "register_scheduler",
            "estimate_regs_per_thread", "GpuTimingModel", "BlockScheduler", "DecodedKernel", "TimingObserver",
-           "combine_observers", "STALL_REASONS", "N_STALL_REASONS", "StallReason", "stall_metric_name"]
+           "combine_observers", "Idealization", "IDEALIZATIONS", "STALL_REASONS", "N_STALL_REASONS", "StallReason", "stall_metric_name"]
 
 
-def _resolve_memory(memory, gpu, observer):
+def _resolve_memory(memory, gpu, observer, ideal: Idealization):
     """``None``: the full :class:`MemorySystem` (reporting DRAM commands to ``observer``); ``"fixed"``:
     :class:`FixedLatencyMemory`; otherwise a :class:`~gpusim.memory.request.MemoryModel`, used as built."""
     if memory == "fixed":
         return FixedLatencyMemory(gpu)
     if memory is None:
-        return MemorySystem(gpu, observer=observer)
+        return MemorySystem(gpu, observer=observer, unlimited_dram=ideal.dram, atomics_serialise=not ideal.atomics)
     return memory
 
 
-def _occupancy(trace: KernelTrace, gpu, regs: int):
+def _occupancy(trace: KernelTrace, gpu, regs: int, ideal: Idealization | None = None):
     from gpusim.timing.occupancy import occupancy
     shared = int(trace.shared_bytes)
+    if ideal is not None and ideal.occupancy:
+        # what-if: only warp and block slots limit the blocks per SM
+        return occupancy(gpu, trace.block, 0, 0, 0, n_blocks=trace.n_blocks)
     # The trace keeps static + dynamic together; above the static limit the kernel must have opted in.
     if shared <= gpu.sm.shared_bytes_per_block:
         return occupancy(gpu, trace.block, regs, shared, 0, n_blocks=trace.n_blocks)
@@ -70,7 +74,7 @@ def _ptxas_passes(trace: KernelTrace, gpu) -> KernelTrace:
 
 def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
              regs_per_thread: int | None = None, memory=None, observer: TimingObserver | None = None,
-             progress=None) -> TimingResult:
+             progress=None, ideal: Idealization | None = None) -> TimingResult:
     """Time ``trace`` on ``gpu`` (a :class:`GpuConfig` or a preset name).
 
     ``scheduler``: warp-scheduling policy name (default: the config's ``scheduler.policy``; its parameters
@@ -78,9 +82,14 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
     register count (else the trace's, from the compiler, else :func:`estimate_regs_per_thread`);
     ``memory``: a memory model (see :func:`_resolve_memory`); ``observer``: a :class:`TimingObserver`
     (events: :mod:`gpusim.timing.hooks`);
-    ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time.
+    ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time;
+    ``ideal``: an :class:`~gpusim.timing.idealize.Idealization` (what-if: mechanisms made perfect).
     """
     gpu = load_gpu(gpu)
+    ideal = ideal or Idealization()
+    if ideal:
+        gpu = ideal.apply_to_gpu(gpu)
+        trace = ideal.apply_to_trace(trace)
     scheduler = scheduler or gpu.scheduler.policy
     if regs_per_thread is not None:
         regs, regs_source = int(regs_per_thread), "override"
@@ -89,18 +98,18 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
     else:
         regs, regs_source = estimate_regs_per_thread(trace), "estimate"
     trace = _ptxas_passes(trace, gpu)
-    occ = _occupancy(trace, gpu, regs)
+    occ = _occupancy(trace, gpu, regs, ideal)
     if occ.blocks_per_sm < 1:
         raise LaunchError(f"kernel {trace.kernel!r}: no block of {trace.threads_per_block} threads fits on an SM "
                           f"of {gpu.name} (limited by {', '.join(occ.limiting)}; {regs} regs/thread, "
                           f"{trace.shared_bytes} B shared memory per block)")
-    mem = _resolve_memory(memory, gpu, observer)
-    lsu = LsuFrontEnd(gpu)
+    mem = _resolve_memory(memory, gpu, observer, ideal)
+    lsu = LsuFrontEnd(gpu, ideal)
     with _collector_paused():
         requests = lsu.requests(trace)
         mem.begin(requests)
         model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
-                               requests=requests, observer=observer, progress=progress)
+                               requests=requests, observer=observer, progress=progress, ideal=ideal)
         cycles = model.run()
     return _collect(model, trace, gpu, occ, regs, regs_source, lsu, mem, cycles)
 
@@ -166,4 +175,5 @@ def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, reg
         stalls={r: int(totals[i]) for i, r in enumerate(STALL_REASONS)}, stalls_by_pc=by_pc,
         stalls_by_warp=by_warp, per_sm=per_sm, occupancy=occ, regs_per_thread=regs, regs_source=regs_source,
         memory_model=type(mem).__name__, clock_mhz=float(gpu.clock_mhz),
-        warp_start_cycle=start, warp_end_cycle=end, warp_sm=warp_sm, trace=trace)
+        warp_start_cycle=start, warp_end_cycle=end, warp_sm=warp_sm, trace=trace,
+        instruction_schedule=getattr(gpu, "instruction_schedule", "ptx"))

@@ -52,13 +52,15 @@ class DecodedKernel:
     Simplifications: an instruction's issue interval depends only on its unit (IMAD uses the config's
     ``imad_issue_interval_cycles``); a memory instruction's result latency comes from the memory system at
     issue time, so ``latency_cycles`` of a memory PC is only used when no lane accessed memory.
+    ``free_barriers`` (the "barriers" what-if, :mod:`gpusim.timing.idealize`) decodes ``bar.sync`` as an
+    ALU instruction of its pipe, which waits for no other warp.
     """
 
     __slots__ = ("deps", "dsts", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
                  "membar_latency_cycles", "slot_state")
 
-    def __init__(self, trace: KernelTrace, gpu) -> None:
+    def __init__(self, trace: KernelTrace, gpu, *, free_barriers: bool = False) -> None:
         instrs = trace.instructions
         n = len(instrs)
         self.deps: list[tuple[int, ...]] = [()] * n
@@ -96,6 +98,8 @@ class DecodedKernel:
             elif cls.is_variable:
                 self.result_state[i] = int(StallReason.SHORT_SCOREBOARD)
             self.op[i] = _op_of(ins)
+            if free_barriers and self.op[i] == OP_BARRIER:
+                self.op[i] = OP_ALU
             self.is_store[i] = bool(ins.is_store or ins.is_atomic)
             self.pipe[i] = SMSP_PIPES.index(unit)
             self.interval_cycles[i] = imad_interval if cls is LatencyClass.IMAD else intervals[unit]

@@ -87,7 +87,7 @@ class GpuTimingModel:
     """
 
     def __init__(self, trace: KernelTrace, gpu, *, scheduler: str, blocks_per_sm: int, memory, requests,
-                 observer=None, progress=None) -> None:
+                 observer=None, progress=None, ideal=None) -> None:
         self.trace = trace
         self.gpu = gpu
         self.scheduler_name = scheduler
@@ -97,7 +97,7 @@ class GpuTimingModel:
         self.requests = requests             # a MemoryRequest per memory slot (gpusim.timing.lsu)
         self.observer = observer             # a gpusim.timing.hooks.TimingObserver, or None
         self.progress = progress
-        self.kernel = DecodedKernel(trace, gpu)
+        self.kernel = DecodedKernel(trace, gpu, free_barriers=bool(ideal is not None and ideal.barriers))
         self.n_pipes = len(SMSP_PIPES)
         # The order each warp issues its recorded instructions in (gpu.instruction_schedule).
         pcs, slots = schedule_rows(trace, getattr(gpu, "instruction_schedule", "ptx"))

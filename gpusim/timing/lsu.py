@@ -63,6 +63,32 @@ def slot_origins(trace: KernelTrace) -> tuple[np.ndarray, np.ndarray]:
     return warp, pc
 
 
+def reused_loads(trace: KernelTrace, slot_pc: np.ndarray) -> np.ndarray:
+    """Per memory slot: a global load every sector of which an earlier global load (in slot order: warp by
+    warp, in program order) had already read: data that was on chip once and is read again, which a
+    kernel could keep in shared memory (the evidence for the "reuse" what-if of
+    :mod:`gpusim.timing.idealize`)."""
+    m = int(trace.addresses.shape[0])
+    out = np.zeros(m, dtype=bool)
+    load = np.array([i.is_load and not i.is_store and not i.is_atomic for i in trace.instructions] or [False])
+    size = np.array([max(1, i.access_bytes) for i in trace.instructions] or [1], dtype=np.int64)
+    sel = np.flatnonzero((np.asarray(trace.mem_space) == MemSpace.GLOBAL.code) & load[slot_pc])
+    if sel.size == 0:
+        return out
+    a = trace.addresses[sel].astype(np.int64)
+    on = a >= 0
+    last = (a + size[slot_pc[sel]][:, None] - 1) // 32
+    sec = np.concatenate([np.where(on, a // 32, -1), np.where(on, last, -1)], axis=1)
+    req, col = np.nonzero(sec >= 0)
+    _, inverse = np.unique(sec[req, col], return_inverse=True)
+    first = np.full(int(inverse.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, inverse, req)
+    new = np.bincount(req, weights=(first[inverse] == req), minlength=sel.size)
+    touched = np.bincount(req, minlength=sel.size) > 0
+    out[sel] = touched & (new == 0)
+    return out
+
+
 def local_bytes_per_thread(trace: KernelTrace, slot_pc: np.ndarray) -> int:
     """The local memory a thread of ``trace`` uses: one past the largest byte any local access touches."""
     is_local = np.asarray(trace.mem_space) == MemSpace.LOCAL.code
@@ -79,12 +105,20 @@ class LsuFrontEnd:
     Models the address-determined costs of an access (see the module docstring).  Simplifies: everything
     about a request is fixed when the kernel starts, because the trace fixes every address; what depends on
     time (queues, cache contents, DRAM rows) is the memory model's.
+
+    ``ideal`` (an :class:`~gpusim.timing.idealize.Idealization`): with ``banks`` every shared request gets
+    its conflict-free wavefront count; with ``atomics`` shared atomics too, and the lanes of a global atomic
+    on one address count as one operation; with ``reuse`` every global load becomes a conflict-free shared
+    load of the same lanes (not counted as a global request).
     """
 
-    def __init__(self, gpu) -> None:
+    def __init__(self, gpu, ideal=None) -> None:
         shared = gpu.memory.shared
         self.coalescer = Coalescer()
         self.banks = SharedMemoryBanks(shared.banks, shared.bank_width_bytes)
+        self.conflict_free = bool(ideal is not None and ideal.banks)
+        self.atomics_free = bool(ideal is not None and ideal.atomics)
+        self.loads_from_shared = bool(ideal is not None and ideal.reuse)
 
     def requests(self, trace: KernelTrace) -> list[MemoryRequest]:
         """One request per memory slot of ``trace`` (index = slot), counted into this front end's counters."""
@@ -107,6 +141,8 @@ class LsuFrontEnd:
             size = max(1, int(instr.access_bytes))
             if sp is MemSpace.SHARED:
                 self._shared(out, idx, addr, size, op, pc)
+            elif sp is MemSpace.GLOBAL and op == LOAD and self.loads_from_shared:
+                self._staged(out, idx, addr, size, pc)
             elif sp is MemSpace.CONST or sp is MemSpace.PARAM:
                 self._constant(out, idx, addr, size, op, pc, sp, amap)
             else:
@@ -118,11 +154,20 @@ class LsuFrontEnd:
         # Shared addresses are block-relative, so rows repeat across blocks: cost each distinct row once.
         first, inverse = distinct_rows(addr)
         part = self.banks.wavefronts_for(addr[first], size, atomic=op == ATOMIC)
+        if self.conflict_free or (op == ATOMIC and self.atomics_free):
+            part = SharedAccessResult(wavefronts=part.ideal_wavefronts, ideal_wavefronts=part.ideal_wavefronts)
         self.banks.count(SharedAccessResult(wavefronts=part.wavefronts[inverse],
                                             ideal_wavefronts=part.ideal_wavefronts[inverse]), OP_NAMES[op])
         lanes = (addr[first] >= 0).sum(axis=1).tolist()
         reqs = [MemoryRequest(MemSpace.SHARED, op, pc, n, (), 0, w, i)
                 for n, w, i in zip(lanes, part.wavefronts.tolist(), part.ideal_wavefronts.tolist())]
+        _scatter(out, idx, reqs, inverse)
+
+    def _staged(self, out, idx, addr, size, pc) -> None:
+        first, inverse = distinct_rows(addr)
+        ideal = self.banks.wavefronts_for(addr[first] % (1 << 20), size).ideal_wavefronts.tolist()
+        lanes = (addr[first] >= 0).sum(axis=1).tolist()
+        reqs = [MemoryRequest(MemSpace.SHARED, LOAD, pc, n, (), 0, w, w) for n, w in zip(lanes, ideal)]
         _scatter(out, idx, reqs, inverse)
 
     @staticmethod
@@ -156,6 +201,8 @@ class LsuFrontEnd:
             atoms = ()
             if op == ATOMIC and phys is not None and lanes[j]:
                 words, counts = np.unique(phys[j][phys[j] >= 0], return_counts=True)
+                if self.atomics_free:
+                    counts = np.ones_like(counts)
                 atoms = tuple(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
             out[i] = MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), lines[j], 0, 0,
                                    bypass, atoms)

@@ -22,6 +22,8 @@ class TimingResult:
       [n_sm, subpartitions].
     * ``warp_start_cycle`` / ``warp_end_cycle`` / ``warp_sm``: when each warp became resident, when it left
       (after draining its stores), and on which SM.
+    * ``instruction_schedule``: the order the warps issued their rows in (the config's, ``"hoist"`` or
+      ``"ptx"``: :func:`gpusim.timing.decode.schedule_rows`).
     """
 
     kernel: str
@@ -42,6 +44,7 @@ class TimingResult:
     warp_end_cycle: np.ndarray = field(repr=False, default=None)
     warp_sm: np.ndarray = field(repr=False, default=None)
     trace: object = field(repr=False, default=None)   # the trace as timed: after the ptxas-like passes
+    instruction_schedule: str = "ptx"
 
     @property
     def ipc(self) -> float:

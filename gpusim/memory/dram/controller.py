@@ -346,3 +346,25 @@ class DramController:
             "gpusim__dram_row_hit_rate.pct": 100.0 * hits / total if total else 0.0,
             "gpusim__dram_busy_cycles.sum": float(sum(c.busy_ck for c in self.channels)),
         }
+
+
+class UnlimitedDram(DramController):
+    """DRAM without a bandwidth limit (the "dram" what-if of :mod:`gpusim.timing.idealize`): every burst
+    ends :meth:`closed_row_read_ck` after it arrives, the unloaded latency of an idle bank, whatever else is
+    in flight.  Reads and writes are still counted per channel and bank (so the DRAM byte counters are the
+    same); no row-buffer state, no refresh, no commands for an observer."""
+
+    def __init__(self, spec: DramSpec, observer=None) -> None:
+        super().__init__(spec, None)
+        self._latency_ck = self.closed_row_read_ck()
+
+    def access(self, arrival_ck: int, address: int, is_write: bool = False) -> int:
+        ch, _bg, bank, _row = self._map(address // self.burst_bytes)
+        c = self.channels[ch]
+        if is_write:
+            c.writes += 1
+            c.bank_writes[bank] += 1
+        else:
+            c.reads += 1
+            c.bank_reads[bank] += 1
+        return arrival_ck + self._latency_ck
