@@ -7,6 +7,12 @@ count 2, ``add``/``sub``/``mul``/``min``/``max``/``neg``/``abs`` 1, as Nsight's
 and transcendentals are not counted (Nsight does not count MUFU either). Bytes: ``dram__bytes_read.sum +
 dram__bytes_write.sum``. Peaks: FP32 lanes = SMs x sub-partitions x 32 / FP32 issue interval, x 2 (FMA)
 x the SM clock; FP64 likewise; DRAM: the memory spec's ``peak_bytes_per_s``.
+
+What bounds the kernel (:attr:`RooflinePoint.bound`) is said honestly: a roof bounds a kernel only if it
+comes near it.  The side of the ridge point only says which roof *would* bound it; a kernel at less than
+:data:`NEAR_ROOF` (60%, Nsight Compute's threshold in its Speed-of-Light rule) of both its FP32 peak and
+its DRAM bandwidth is bound by neither: it is latency-bound (too little parallelism in flight to cover the
+latencies: occupancy, dependences, on-chip contention).
 """
 from __future__ import annotations
 
@@ -15,6 +21,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from gpusim.functional.trace import popcount32
+
+#: A kernel this close to a roof (fraction of the peak) is bound by it (Nsight Compute's Speed-of-Light
+#: rule: "below 60% of peak typically indicates latency issues").
+NEAR_ROOF = 0.6
 
 _FLOPS_PER_OP = {"fma": 2, "mad": 2, "add": 1, "sub": 1, "mul": 1, "min": 1, "max": 1, "neg": 1, "abs": 1}
 
@@ -68,14 +78,43 @@ class RooflinePoint:
                                                                     ai * self.peak_dram_bytes_per_s)
 
     @property
-    def bound(self) -> str:
+    def ridge_side(self) -> str:
+        """The roof the kernel's intensity puts it under: "compute" right of the ridge point, else "memory"."""
         return "compute" if self.arithmetic_intensity >= self.ridge_point else "memory"
+
+    @property
+    def compute_fraction(self) -> float:
+        """Achieved FLOP/s over the FP32 peak."""
+        return self.flops_per_s / self.peak_flops_per_s if self.peak_flops_per_s else 0.0
+
+    @property
+    def bandwidth_fraction(self) -> float:
+        """Achieved DRAM bytes/s over the peak bandwidth."""
+        return self.dram_bytes_per_s / self.peak_dram_bytes_per_s if self.peak_dram_bytes_per_s else 0.0
+
+    @property
+    def bound(self) -> str:
+        """"compute" or "memory" when the kernel reaches :data:`NEAR_ROOF` of that roof, else "latency"."""
+        c, b = self.compute_fraction, self.bandwidth_fraction
+        if max(c, b) < NEAR_ROOF:
+            return "latency"
+        return "compute" if c >= b else "memory"
+
+    def bound_text(self) -> str:
+        """The bound in words, with the fractions of both roofs."""
+        c, b = 100 * self.compute_fraction, 100 * self.bandwidth_fraction
+        both = f"{c:.2g}% of the FP32 peak, {b:.2g}% of the DRAM bandwidth"
+        if self.bound == "latency":
+            return (f"latency-bound: below both roofs ({both}; {NEAR_ROOF:.0%} of one would make it bound by "
+                    f"it); its intensity puts it on the {self.ridge_side} side of the ridge point")
+        return f"{self.bound}-bound ({both})"
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d.update(arithmetic_intensity=self.arithmetic_intensity, flops_per_s=self.flops_per_s,
                  dram_bytes_per_s=self.dram_bytes_per_s, ridge_point=self.ridge_point,
-                 attainable_flops_per_s=self.attainable_flops_per_s, bound=self.bound)
+                 attainable_flops_per_s=self.attainable_flops_per_s, bound=self.bound, ridge_side=self.ridge_side,
+                 compute_fraction=self.compute_fraction, bandwidth_fraction=self.bandwidth_fraction)
         return d
 
 

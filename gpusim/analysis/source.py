@@ -1,9 +1,20 @@
 """Source counters: stall cycles and executions per PTX line and per CUDA line (Nsight's Source page).
 
 The timing model charges every warp-cycle to the instruction the warp was waiting to issue
-(``TimingResult.stalls_by_pc``); this module groups those per PTX line, or per CUDA line when the PTX
-carries ``.loc`` information (:attr:`StaticInstr.src_line`), and adds executions and thread executions from
-the trace.
+(``TimingResult.stalls_by_pc``, as Nsight's stall sampling does).  For the source view
+:func:`attributed_stalls` charges each cycle to the instruction that *waited*, which differs in two cases:
+
+* a warp waits at a barrier, for a branch to resolve or at a memory barrier *after* issuing that
+  instruction, while its next instruction is already the one after it: those states (``barrier``,
+  ``branch_resolving``, ``membar``) go to the ``bar.sync``, branch or ``membar`` that caused them (when
+  several precede the same instruction, in proportion to how often each did);
+* ``ld.param`` does not exist in the machine code: ptxas folds a kernel parameter into the instructions
+  that use it (a ``c[0x0][...]`` operand), so the cycles a warp waits to issue an ``ld.param`` go to the
+  first instruction that reads its result, not to the kernel's signature line where ``.loc`` puts the
+  parameter loads.
+
+This module groups the cycles per PTX line, or per CUDA line when the PTX carries ``.loc`` information
+(:attr:`StaticInstr.src_line`), and adds executions and thread executions from the trace.
 """
 from __future__ import annotations
 
@@ -13,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from gpusim.functional.trace import popcount32
-from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS
+from gpusim.timing.warp_states import N_STALL_REASONS, STALL_REASONS, StallReason
 
 
 @dataclass
@@ -43,13 +54,63 @@ class SourceLine:
         return d
 
 
-def _pc_stalls(timing, n_pcs: int) -> np.ndarray:
+def pc_stalls(timing, n_pcs: int) -> np.ndarray:
+    """``timing.stalls_by_pc`` as int64 [n_pcs, n_states] (the model's charge: the next instruction)."""
     out = np.zeros((n_pcs, N_STALL_REASONS), dtype=np.int64)
     index = {r: i for i, r in enumerate(STALL_REASONS)}
     for pc, by in timing.stalls_by_pc.items():
         for r, c in by.items():
             out[pc, index[r]] = c
     return out
+
+
+# States a warp enters right after issuing an instruction of this kind, charged to that instruction.
+_AFTER = ((StallReason.BARRIER, "is_barrier"), (StallReason.BRANCH_RESOLVING, "is_branch"),
+          (StallReason.MEMBAR, "is_membar"))
+
+
+def attributed_stalls(trace, timing) -> np.ndarray:
+    """Warp-cycles per PC and state, charged to the instruction that waited (see the module docstring):
+    int64 [n_pcs, n_states], the same total per state as ``timing.stalls``."""
+    from gpusim.timing.decode import schedule_rows
+    instrs = trace.instructions
+    n = len(instrs)
+    out = pc_stalls(timing, n)
+    if n == 0 or trace.n_instructions == 0:
+        return out
+    pcs, _ = schedule_rows(trace, getattr(timing, "instruction_schedule", "ptx"))
+    starts = np.asarray(trace.warp_start, dtype=np.int64)
+    last_row = np.zeros(pcs.size, dtype=bool)
+    last_row[starts[1:][starts[1:] > 0] - 1] = True
+    prev, nxt = pcs[:-1][~last_row[:-1]], pcs[1:][~last_row[:-1]]
+    for state, flag in _AFTER:
+        kind = np.array([getattr(i, flag) for i in instrs], dtype=bool)
+        sel = kind[prev]
+        if not sel.any():
+            continue
+        # how often each (cause, next) pair occurred: the next PC's cycles are split over its causes
+        key, count = np.unique(prev[sel] * n + nxt[sel], return_counts=True)
+        cause, after = key // n, key % n
+        per_next = np.bincount(after, weights=count, minlength=n)
+        cyc = out[:, state].astype(np.float64)
+        share = cyc[after] * count / per_next[after]
+        new = np.where(per_next > 0, 0.0, cyc) + np.bincount(cause, weights=share, minlength=n)
+        new = np.floor(new + 1e-9).astype(np.int64)
+        new[int(np.argmax(new))] += int(out[:, state].sum()) - int(new.sum())    # rounding: the total stays
+        out[:, state] = new
+    return _param_loads_to_users(instrs, out)
+
+
+def _param_loads_to_users(instrs, stalls: np.ndarray) -> np.ndarray:
+    """Move the cycles of each ``ld.param`` to the first later instruction that reads its result."""
+    for ins in instrs:
+        if ins.mem_space != "param" or not ins.is_load or not ins.dst_regs:
+            continue
+        user = next((j for j in instrs[ins.pc + 1:] if set(j.src_regs) & set(ins.dst_regs)), None)
+        if user is not None:
+            stalls[user.pc] += stalls[ins.pc]
+            stalls[ins.pc] = 0
+    return stalls
 
 
 def _cuda_text(file: str | None, line: int, search: list[Path]) -> str:
@@ -75,7 +136,7 @@ def source_table(trace, timing, *, by: str = "ptx", source_dirs=()) -> list[Sour
     if by not in ("ptx", "cuda"):
         raise ValueError(f"by must be 'ptx' or 'cuda', not {by!r}")
     n = len(trace.instructions)
-    stalls = _pc_stalls(timing, n)
+    stalls = attributed_stalls(trace, timing)
     pcs = np.asarray(trace.pc, dtype=np.int64)
     execs = np.bincount(pcs, minlength=n)[:n]
     threads = np.bincount(pcs, weights=popcount32(trace.active_mask).astype(np.float64), minlength=n)[:n]
