@@ -1,41 +1,44 @@
 """Export a :class:`~gpusim.analysis.timeline.Timeline` as a Chrome trace event file (JSON object format), which
 ui.perfetto.dev and chrome://tracing open.
 
-Layout (one "process" per SM, plus one for the whole GPU):
+The file covers the whole run (or ``window=(start, end)``) within an event budget (``max_events``, default
+:data:`DEFAULT_MAX_EVENTS`, about 20 MB of JSON): what would not fit is *aggregated*, never cut off.
 
-* per SM sub-partition a thread ``SMSP k issue`` with complete events (``ph: "X"``): one slice per run of
-  consecutive cycles in which the same warp issued (GTO keeps issuing one warp, so runs are long), named
-  ``w<warp>`` with the instruction count and the first PC in ``args``;
-* per warp a thread ``warp <w> (block <b>)`` with one slice per merged run of a warp state (named after the
-  Nsight state: ``long_scoreboard``, ``barrier``, ...);
-* counter tracks (``ph: "C"``) per SM: ``active warps`` and ``shared wavefronts`` / ``bank conflicts`` per
-  bin; on the GPU process: ``DRAM bandwidth (GB/s)``, ``active warps (all SMs)``, ``bank conflicts``;
-* metadata events (``ph: "M"``) name and order the processes and threads.
+Always there (aggregated, for every SM):
 
-Time: **1 trace microsecond = 1 SM cycle** (``ts`` and ``dur`` are cycles), written in ``otherData`` of
-the file; the Chrome format's ``ts`` unit is the microsecond and cycles read more naturally than 1/1980 us.
+* on the GPU process, a ``kernel`` track with one slice for the whole kernel and a ``phase`` track with
+  ``launch overhead`` (from cycle 0 until the first warp issues: the kernel launch and the first block's
+  dispatch, when no block is resident yet) and ``blocks running``;
+* per SM, one track per block slot with a slice for every block it ran (when the block was resident);
+* binned counter tracks (``ph: "C"``, one value per time bin of ``bin_cycles``): per SM ``warp states``
+  (average warps in each state: the states that hold at least 1% of all warp-cycles, the rest as
+  ``other``), ``issue slots busy (%)``, ``active warps`` and ``shared memory`` (wavefronts, bank
+  conflicts); on the GPU process ``warp states (all SMs)``, ``active warps (all SMs)``, ``DRAM bandwidth
+  (GB/s)`` and ``bank conflicts (all SMs)``.
 
-Size: events are coalesced as above; ``window=(start, end)`` keeps only cycles in [start, end) (slices
-clipped to it), and ``max_events`` caps the total: past the cap the export stops at the cycle where the cap
-is reached, says so in a warning and in ``otherData.truncated``, and suggests a window.
+In detail, for as many SMs as the budget allows (SM 0 first, then the SM that finished last, then the
+others in order; ``detail_sms=`` chooses them): per SM sub-partition a thread ``SMSP k issue`` with one
+slice per run of consecutive cycles in which the same warp issued, and per warp a thread ``warp <w>``
+with one slice per merged run of a warp state (Nsight's names).  Which SMs are detailed, and what the
+others show, is written in ``otherData.gpusim.aggregation`` and in each SM's process name.
+
+Time: **1 trace microsecond = 1 SM cycle** (``ts`` and ``dur`` are cycles), written in ``otherData``.
 """
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 
 from gpusim.timing.warp_states import STALL_REASONS
 
-DEFAULT_MAX_EVENTS = 400_000
+DEFAULT_MAX_EVENTS = 150_000
 GPU_PID = 1_000_000
 WARP_TID_BASE = 1000
-
-
-class TraceTruncated(UserWarning):
-    """The trace hit ``max_events``: the file ends early (see the message for a window that fits)."""
+BLOCK_TID_BASE = 100
+#: States below this share of all warp-cycles are summed into "other" in the counter tracks.
+MIN_STATE_SHARE = 0.01
 
 
 def _issue_runs(iss: dict):
@@ -53,61 +56,140 @@ def _issue_runs(iss: dict):
     return k[idx] // 64, k[idx] % 64, w[idx], c[idx], n, pc[idx]
 
 
+def _launch_end(tl) -> int:
+    ok = tl.warp_start >= 0
+    return int(tl.warp_start[ok].min()) if ok.any() else int(tl.cycles)
+
+
 def chrome_trace_events(tl, *, window: tuple[int, int] | None = None, max_events: int = DEFAULT_MAX_EVENTS,
-                        include_warps: bool = True, include_counters: bool = True) -> dict:
-    """The trace as a dict ``{"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}``."""
+                        detail_sms=None, include_counters: bool = True) -> dict:
+    """The trace as a dict ``{"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}`` (see the
+    module docstring; ``detail_sms``: the SMs to show in detail, default chosen by the budget)."""
     lo, hi = (0, max(tl.cycles, 1)) if window is None else (int(window[0]), int(window[1]))
     if hi <= lo:
         raise ValueError(f"empty window {lo}:{hi} (expected START:END with START < END, in cycles)")
-    timed: list[tuple[int, dict]] = []       # (ts, event)
-
-    # issue slices
-    sm, smsp, warp, start, n, pc = _issue_runs(tl.issues)
-    end = start + n
-    keep = (end > lo) & (start < hi)
-    for s, p, w, a, b, c, k in zip(sm[keep].tolist(), smsp[keep].tolist(), warp[keep].tolist(),
-                                   np.maximum(start[keep], lo).tolist(), np.minimum(end[keep], hi).tolist(),
-                                   pc[keep].tolist(), n[keep].tolist()):
-        timed.append((a, {"name": f"w{w}", "cat": "issue", "ph": "X", "ts": a, "dur": b - a, "pid": s, "tid": p,
-                          "args": {"warp": w, "instructions": k, "first_pc": c}}))
-    used_warps: set[int] = set()
-    if include_warps:
-        iv = tl.intervals
-        keep = (iv["end"] > lo) & (iv["start"] < hi)
-        ws = iv["warp"][keep]
-        sms = tl.warp_sm[ws]
-        for w, s, a, b, st, pc in zip(ws.tolist(), sms.tolist(), np.maximum(iv["start"][keep], lo).tolist(),
-                                      np.minimum(iv["end"][keep], hi).tolist(), iv["state"][keep].tolist(),
-                                      iv["pc"][keep].tolist()):
-            used_warps.add(w)
-            timed.append((a, {"name": STALL_REASONS[st], "cat": "warp_state", "ph": "X", "ts": a, "dur": b - a,
-                              "pid": s, "tid": WARP_TID_BASE + w, "args": {"pc": pc}}))
+    timed: list[tuple[int, dict]] = []
+    timed.extend(_phase_events(tl, lo, hi))
+    block_events, lanes = _block_events(tl, lo, hi)
+    timed.extend(block_events)
     if include_counters:
         timed.extend(_counter_events(tl, lo, hi))
+    base = len(timed)
 
+    # detail: issue runs and warp-state runs, per SM, inside the window
+    sm, smsp, warp, start, n, pc = _issue_runs(tl.issues)
+    end = start + n
+    ikeep = (end > lo) & (start < hi)
+    iv = tl.intervals
+    vkeep = (iv["end"] > lo) & (iv["start"] < hi)
+    v_sm = tl.warp_sm[iv["warp"]]
+    per_sm = (np.bincount(sm[ikeep], minlength=tl.n_sm) + np.bincount(v_sm[vkeep], minlength=tl.n_sm))[:tl.n_sm]
+    chosen = _choose_sms(tl, per_sm, max(0, max_events - base), detail_sms)
+    is_chosen = np.zeros(tl.n_sm + 1, dtype=bool)
+    is_chosen[list(chosen)] = True
+    ik = ikeep & is_chosen[sm]
+    for s, p, w, a, b, c, k in zip(sm[ik].tolist(), smsp[ik].tolist(), warp[ik].tolist(),
+                                   np.maximum(start[ik], lo).tolist(), np.minimum(end[ik], hi).tolist(),
+                                   pc[ik].tolist(), n[ik].tolist()):
+        timed.append((a, {"name": f"w{w}", "cat": "issue", "ph": "X", "ts": a, "dur": b - a, "pid": s, "tid": p,
+                          "args": {"warp": w, "instructions": k, "first_pc": c}}))
+    vk = vkeep & is_chosen[v_sm]
+    used_warps = set(iv["warp"][vk].tolist())
+    for w, s, a, b, st, p in zip(iv["warp"][vk].tolist(), v_sm[vk].tolist(), np.maximum(iv["start"][vk], lo).tolist(),
+                                 np.minimum(iv["end"][vk], hi).tolist(), iv["state"][vk].tolist(), iv["pc"][vk].tolist()):
+        timed.append((a, {"name": STALL_REASONS[st], "cat": "warp_state", "ph": "X", "ts": a, "dur": b - a,
+                          "pid": s, "tid": WARP_TID_BASE + w, "args": {"pc": p}}))
     timed.sort(key=lambda te: te[0])
-    truncated = None
-    if len(timed) > max_events:
-        cut = timed[max_events][0]
-        kept = [e for t, e in timed if t < cut]
-        truncated = {"events": len(timed), "kept": len(kept), "max_events": max_events, "stopped_at_cycle": cut}
-        per_cycle = len(timed) / max(hi - lo, 1)
-        fit = int(max_events / max(per_cycle, 1e-9))
-        msg = (f"trace of {tl.kernel} has {len(timed):,} events, over the cap of {max_events:,}: the file stops at "
-               f"cycle {cut:,} of {hi:,}. Pass a window of cycles (--window START:END, about {fit:,} cycles fit) "
-               f"or raise the cap (--max-events / max_events=).")
-        warnings.warn(msg, TraceTruncated, stacklevel=3)
-        truncated["message"] = msg
-        events = kept
-    else:
-        events = [e for _, e in timed]
-    meta = _metadata(tl, used_warps, {e["pid"] for e in events})
+    events = [e for _, e in timed]
+    sms_used = sorted({e["pid"] for e in events if e["pid"] != GPU_PID} | set(chosen))
+    aggregation = {
+        "detailed_sms": sorted(chosen),
+        "binned_sms": [s for s in sms_used if s not in chosen],
+        "bin_cycles": tl.bin_cycles,
+        "max_events": max_events,
+        "events": len(events),
+        "detail_events_per_sm": {int(s): int(per_sm[s]) for s in sms_used if s < tl.n_sm},
+        "description": (f"every SM: its blocks as slices and its warp states, issue rate, active warps and shared "
+                        f"memory binned into counter tracks ({tl.bin_cycles:,} cycles per bin); per-issue and "
+                        f"per-warp-state slices only for SM {', '.join(map(str, sorted(chosen))) or '(none)'} "
+                        f"(the event budget of {max_events:,}: raise it with --max-events, or narrow the cycles "
+                        f"with --window START:END, to see more SMs in detail)"),
+    }
+    meta = _metadata(tl, used_warps, sms_used, set(chosen), lanes)
     other = {"gpusim": {"kernel": tl.kernel, "gpu": tl.gpu, "cycles": tl.cycles, "clock_mhz": tl.clock_mhz,
                         "time_unit": "1 trace microsecond = 1 SM cycle", "window": [lo, hi],
-                        "bin_cycles": tl.bin_cycles}}
-    if truncated:
-        other["gpusim"]["truncated"] = truncated
+                        "bin_cycles": tl.bin_cycles, "launch_cycles": _launch_end(tl),
+                        "aggregation": aggregation}}
     return {"traceEvents": meta + events, "displayTimeUnit": "ns", "otherData": other}
+
+
+def _choose_sms(tl, per_sm: np.ndarray, budget: int, detail_sms) -> list[int]:
+    if detail_sms is not None:
+        bad = [s for s in detail_sms if not 0 <= int(s) < tl.n_sm]
+        if bad:
+            raise ValueError(f"SM {bad[0]} does not exist on {tl.gpu} (0..{tl.n_sm - 1})")
+        return sorted({int(s) for s in detail_sms})
+    ran = tl.warp_start >= 0
+    order = [0]
+    if ran.any():
+        last = int(tl.warp_sm[ran][np.argmax(tl.warp_end[ran])])
+        order.append(last)
+    order += [s for s in range(tl.n_sm) if per_sm[s] > 0]
+    chosen, used = [], 0
+    for s in dict.fromkeys(order):
+        if per_sm[s] == 0:
+            continue
+        if used + per_sm[s] > budget:
+            break
+        chosen.append(s)
+        used += int(per_sm[s])
+    return chosen
+
+
+def _clip(a: int, b: int, lo: int, hi: int):
+    a, b = max(a, lo), min(b, hi)
+    return (a, b) if b > a else None
+
+
+def _phase_events(tl, lo: int, hi: int):
+    out = []
+    end = max(int(tl.cycles), 1)
+    launch = _launch_end(tl)
+    k = _clip(0, end, lo, hi)
+    if k:
+        out.append((k[0], {"name": f"{tl.kernel} ({tl.cycles:,} cycles)", "cat": "kernel", "ph": "X", "ts": k[0],
+                           "dur": k[1] - k[0], "pid": GPU_PID, "tid": 0, "args": {"cycles": tl.cycles}}))
+    for name, a, b, why in (("launch overhead", 0, launch, "kernel launch and the first block's dispatch: no "
+                             "block is resident yet"),
+                            ("blocks running", launch, end, "at least one block resident")):
+        c = _clip(a, b, lo, hi)
+        if c:
+            out.append((c[0], {"name": name, "cat": "phase", "ph": "X", "ts": c[0], "dur": c[1] - c[0],
+                               "pid": GPU_PID, "tid": 1, "args": {"cycles": b - a, "what": why}}))
+    return out
+
+
+def _block_events(tl, lo: int, hi: int):
+    """One slice per block on its SM, on the first block-slot track free at its start."""
+    blk, bstart, bend, bsm = tl.block_spans()
+    order = np.lexsort((blk, bstart, bsm))
+    free: dict[int, list[int]] = {}
+    lanes: dict[int, int] = {}
+    out = []
+    for b, s, a, e in zip(blk[order].tolist(), bsm[order].tolist(), bstart[order].tolist(), bend[order].tolist()):
+        ends = free.setdefault(s, [])
+        lane = next((i for i, x in enumerate(ends) if x <= a), None)
+        if lane is None:
+            lane = len(ends)
+            ends.append(e)
+        else:
+            ends[lane] = e
+        lanes[s] = max(lanes.get(s, 0), lane + 1)
+        c = _clip(a, e, lo, hi)
+        if c:
+            out.append((c[0], {"name": f"block {b}", "cat": "block", "ph": "X", "ts": c[0], "dur": c[1] - c[0],
+                               "pid": s, "tid": BLOCK_TID_BASE + lane, "args": {"block": b, "start": a, "end": e}}))
+    return out, lanes
 
 
 def _counter_events(tl, lo: int, hi: int):
@@ -118,42 +200,81 @@ def _counter_events(tl, lo: int, hi: int):
     active = tl.active_warps
     conf = tl.shared_conflicts
     wav = tl.shared_wavefronts
+    states = tl.states_sm                                           # [sm, state, bin]
+    share = states.sum(axis=(0, 2))
+    share = share / share.sum() if share.sum() else share
+    shown = [i for i in range(len(STALL_REASONS)) if share[i] >= MIN_STATE_SHARE]
+    rest = [i for i in range(len(STALL_REASONS)) if i not in shown and share[i] > 0]
+    width = np.maximum(tl.bin_width, 1).astype(np.float64)
+    issue_pct = 100.0 * tl.issued.sum(axis=1) / (width * tl.n_smsp)   # [sm, bin]
     used = np.unique(tl.warp_sm[tl.warp_start >= 0]).tolist()
+
+    def state_args(block):                                          # block: [state, bins] -> per bin dicts
+        cols = [(STALL_REASONS[i], np.round(block[i], 2).tolist()) for i in shown]
+        if rest:
+            cols.append(("other", np.round(block[rest].sum(axis=0), 2).tolist()))
+        return [{n: v[j] for n, v in cols} for j in range(len(ts))]
+
     for s in used:
         aw = np.round(active[s, sel], 3).tolist()
         cf, wf = conf[s, sel].tolist(), wav[s, sel].tolist()
-        for t, a, c, f in zip(ts, aw, cf, wf):
+        ip = np.round(issue_pct[s, sel], 1).tolist()
+        st = state_args(states[s][:, sel])
+        for t, a, c, f, i, sa in zip(ts, aw, cf, wf, ip, st):
+            out.append((t, {"name": "warp states", "ph": "C", "ts": t, "pid": s, "args": sa}))
+            out.append((t, {"name": "issue slots busy (%)", "ph": "C", "ts": t, "pid": s, "args": {"%": i}}))
             out.append((t, {"name": "active warps", "ph": "C", "ts": t, "pid": s, "args": {"warps": a}}))
-            out.append((t, {"name": "shared memory", "ph": "C", "ts": t, "pid": s,
-                            "args": {"wavefronts": f, "bank conflicts": c}}))
+            if f:
+                out.append((t, {"name": "shared memory", "ph": "C", "ts": t, "pid": s,
+                                "args": {"wavefronts": f, "bank conflicts": c}}))
     gbs = np.round(tl.dram_bandwidth()[sel] * tl.clock_mhz * 1e6 / 1e9, 3).tolist()
     tot_aw = np.round(active.sum(axis=0)[sel], 3).tolist()
     tot_cf = conf.sum(axis=0)[sel].tolist()
-    for t, b, a, c in zip(ts, gbs, tot_aw, tot_cf):
+    tot_st = state_args(states.sum(axis=0)[:, sel])
+    for t, b, a, c, sa in zip(ts, gbs, tot_aw, tot_cf, tot_st):
         out.append((t, {"name": "DRAM bandwidth (GB/s)", "ph": "C", "ts": t, "pid": GPU_PID, "args": {"GB/s": b}}))
         out.append((t, {"name": "active warps (all SMs)", "ph": "C", "ts": t, "pid": GPU_PID, "args": {"warps": a}}))
         out.append((t, {"name": "bank conflicts (all SMs)", "ph": "C", "ts": t, "pid": GPU_PID,
                         "args": {"excessive wavefronts": c}}))
+        out.append((t, {"name": "warp states (all SMs)", "ph": "C", "ts": t, "pid": GPU_PID, "args": sa}))
     end = min(hi, tl.n_bins * tl.bin_cycles)
     if ts and end > ts[-1]:
         # close the counter tracks so the last bin has a width
+        zero = {STALL_REASONS[i]: 0 for i in shown}
+        if rest:
+            zero["other"] = 0
         for s in used:
             out.append((end, {"name": "active warps", "ph": "C", "ts": end, "pid": s, "args": {"warps": 0}}))
+            out.append((end, {"name": "warp states", "ph": "C", "ts": end, "pid": s, "args": dict(zero)}))
+            out.append((end, {"name": "issue slots busy (%)", "ph": "C", "ts": end, "pid": s, "args": {"%": 0}}))
         out.append((end, {"name": "DRAM bandwidth (GB/s)", "ph": "C", "ts": end, "pid": GPU_PID, "args": {"GB/s": 0}}))
+        out.append((end, {"name": "warp states (all SMs)", "ph": "C", "ts": end, "pid": GPU_PID, "args": dict(zero)}))
     return out
 
 
-def _metadata(tl, warps: set[int], pids: set[int]) -> list[dict]:
+def _metadata(tl, warps: set[int], sms: list[int], detailed: set[int], lanes: dict[int, int]) -> list[dict]:
     ev = [{"name": "process_name", "ph": "M", "ts": 0, "pid": GPU_PID, "tid": 0,
            "args": {"name": f"GPU {tl.gpu}: {tl.kernel}"}},
-          {"name": "process_sort_index", "ph": "M", "ts": 0, "pid": GPU_PID, "tid": 0, "args": {"sort_index": -1}}]
-    for s in sorted(p for p in pids if p != GPU_PID):
-        ev.append({"name": "process_name", "ph": "M", "ts": 0, "pid": s, "tid": 0, "args": {"name": f"SM {s}"}})
-        ev.append({"name": "process_sort_index", "ph": "M", "ts": 0, "pid": s, "tid": 0, "args": {"sort_index": s}})
-        for k in range(tl.n_smsp):
-            ev.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": s, "tid": k,
-                       "args": {"name": f"SMSP {k} issue"}})
-            ev.append({"name": "thread_sort_index", "ph": "M", "ts": 0, "pid": s, "tid": k, "args": {"sort_index": k}})
+          {"name": "process_sort_index", "ph": "M", "ts": 0, "pid": GPU_PID, "tid": 0, "args": {"sort_index": -1}},
+          {"name": "thread_name", "ph": "M", "ts": 0, "pid": GPU_PID, "tid": 0, "args": {"name": "kernel"}},
+          {"name": "thread_name", "ph": "M", "ts": 0, "pid": GPU_PID, "tid": 1, "args": {"name": "phase"}}]
+    detail_list = ", ".join(map(str, sorted(detailed))) or "none"
+    for s in sms:
+        label = f"SM {s}" if s in detailed else f"SM {s} (binned counters and blocks; detail: SM {detail_list})"
+        ev.append({"name": "process_name", "ph": "M", "ts": 0, "pid": s, "tid": 0, "args": {"name": label}})
+        ev.append({"name": "process_sort_index", "ph": "M", "ts": 0, "pid": s, "tid": 0,
+                   "args": {"sort_index": s if s in detailed else tl.n_sm + s}})
+        for k in range(lanes.get(s, 0)):
+            ev.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": s, "tid": BLOCK_TID_BASE + k,
+                       "args": {"name": f"block slot {k}"}})
+            ev.append({"name": "thread_sort_index", "ph": "M", "ts": 0, "pid": s, "tid": BLOCK_TID_BASE + k,
+                       "args": {"sort_index": BLOCK_TID_BASE + k}})
+        if s in detailed:
+            for k in range(tl.n_smsp):
+                ev.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": s, "tid": k,
+                           "args": {"name": f"SMSP {k} issue"}})
+                ev.append({"name": "thread_sort_index", "ph": "M", "ts": 0, "pid": s, "tid": k,
+                           "args": {"sort_index": k}})
     for w in sorted(warps):
         s = int(tl.warp_sm[w])
         ev.append({"name": "thread_name", "ph": "M", "ts": 0, "pid": s, "tid": WARP_TID_BASE + w,
@@ -165,7 +286,11 @@ def _metadata(tl, warps: set[int], pids: set[int]) -> list[dict]:
 
 def write_chrome_trace(tl, path, **kw) -> Path:
     """Write :func:`chrome_trace_events` to ``path`` (compact JSON; ``.gz`` suffix: gzip)."""
-    doc = chrome_trace_events(tl, **kw)
+    return save_trace_document(chrome_trace_events(tl, **kw), path)
+
+
+def save_trace_document(doc: dict, path) -> Path:
+    """Write a trace document as compact JSON (gzip when ``path`` ends in ``.gz``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(doc, separators=(",", ":"))

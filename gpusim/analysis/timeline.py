@@ -249,16 +249,8 @@ class Timeline:
                                n_sm, w, nb, self.cycles)
             return {"active_warps": b / width}
         if name == "resident_blocks":
-            ok = self.warp_start >= 0
-            nblk = int(self.warp_block.max()) + 1 if self.warp_block.size else 0
-            bstart = np.full(nblk, np.iinfo(np.int64).max)
-            bend = np.full(nblk, -1)
-            bsm = np.zeros(nblk, dtype=np.int64)
-            np.minimum.at(bstart, self.warp_block[ok], self.warp_start[ok])
-            np.maximum.at(bend, self.warp_block[ok], self.warp_end[ok])
-            bsm[self.warp_block[ok]] = self.warp_sm[ok]
-            has = bend >= 0
-            b = _bin_intervals(bsm[has], bstart[has], bend[has], np.ones(int(has.sum())), n_sm, w, nb, self.cycles)
+            _, bstart, bend, bsm = self.block_spans()
+            b = _bin_intervals(bsm, bstart, bend, np.ones(bsm.size), n_sm, w, nb, self.cycles)
             return {"resident_blocks": b / width}
         if name in ("shared_wavefronts", "shared_conflicts"):
             s = self.shared
@@ -287,6 +279,26 @@ class Timeline:
     shared_conflicts = property(lambda self: self._series("shared_conflicts"))
     dram_bytes = property(lambda self: self._series("dram_bytes"))
     dram_commands = property(lambda self: self._series("dram_commands"))
+
+    def block_spans(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(block, first warp resident, last warp gone, SM) of every block that ran: int64 arrays."""
+        ok = self.warp_start >= 0
+        nblk = int(self.warp_block.max()) + 1 if self.warp_block.size else 0
+        bstart = np.full(nblk, np.iinfo(np.int64).max)
+        bend = np.full(nblk, -1)
+        bsm = np.zeros(nblk, dtype=np.int64)
+        np.minimum.at(bstart, self.warp_block[ok], self.warp_start[ok])
+        np.maximum.at(bend, self.warp_block[ok], self.warp_end[ok])
+        bsm[self.warp_block[ok]] = self.warp_sm[ok]
+        has = np.flatnonzero(bend >= 0)
+        return has, bstart[has], bend[has], bsm[has]
+
+    @property
+    def launch_cycles(self) -> int:
+        """Cycles from the launch until the first warp became resident (the kernel launch and the first
+        block's dispatch): no figure has anything to show before it."""
+        ok = self.warp_start >= 0
+        return int(self.warp_start[ok].min()) if ok.any() else int(self.cycles)
 
     def stall_series(self, sm: int | None = None) -> dict[str, np.ndarray]:
         """State name -> average warps in that state per bin, over the GPU (``sm=None``) or one SM."""

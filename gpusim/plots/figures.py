@@ -28,6 +28,23 @@ def _bin_mid(tl) -> np.ndarray:
     return tl.bin_start + tl.bin_width / 2.0
 
 
+LAUNCH_COLOR = "0.88"
+
+
+def _mark_launch(ax, tl, *, legend: bool = True, text: bool = True) -> None:
+    """Shade the launch overhead (cycle 0 until the first warp is resident), where every time axis is
+    empty, and say what it is."""
+    launch = tl.launch_cycles
+    if launch <= 0:
+        return
+    label = f"launch overhead ({launch:,} cycles, {100 * launch / max(tl.cycles, 1):.0f}%)"
+    ax.axvspan(0, launch, color=LAUNCH_COLOR, zorder=0, lw=0, label=label if legend else "_" + label)
+    if text:
+        ax.text(launch / 2, 0.5, "kernel launch:\nno block resident yet", transform=ax.get_xaxis_transform(),
+                ha="center", va="center", fontsize="small", color="0.35", rotation=90 if launch < tl.cycles / 8 else 0,
+                clip_on=True)
+
+
 # -- 1. warp states over time ---------------------------------------------------------------------------
 def stall_timeline(tl, *, sm: int | None = None, states=None, figsize=(10, 5)) -> Figure:
     """Stacked area of the average number of warps in each state per time bin, for the GPU or one SM."""
@@ -45,9 +62,10 @@ def stall_timeline(tl, *, sm: int | None = None, states=None, figsize=(10, 5)) -
     ax.set_ylabel("warps (average per bin)")
     ax.set_xlim(0, max(tl.cycles, 1))
     ax.margins(y=0.02)
+    _mark_launch(ax, tl)
     where = "whole GPU" if sm is None else f"SM {sm}"
     ax.set_title(_title("Warp states over time", tl.kernel, tl.gpu, where))
-    if names:
+    if names or tl.launch_cycles:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title="warp state", fontsize="small")
     return fig
 
@@ -78,6 +96,8 @@ def bank_conflicts(tl, *, max_points: int = 50_000, figsize=(10, 6)) -> Figure:
     ax2.set_xlabel(f"time (SM cycles; bins of {tl.bin_cycles:,})")
     ax2.set_ylabel("wavefronts per bin")
     ax2.set_xlim(0, max(tl.cycles, 1))
+    _mark_launch(ax, tl, legend=False)
+    _mark_launch(ax2, tl, text=False)
     ax2.legend(loc="upper right", fontsize="small")
     total, ideal = int(s["ways"].sum()), int(s["ideal"].sum())
     mean = total / n if n else 0.0
@@ -139,6 +159,10 @@ def dram_activity(tl, *, figsize=(11, 8)) -> Figure:
     a_bw.legend(loc="center right", fontsize="small")
     for a in (a_heat, a_hit, a_bw):
         a.set_xlim(0, max(tl.cycles, 1))
+    _mark_launch(a_hit, tl, legend=False, text=False)
+    _mark_launch(a_bw, tl, text=False)
+    a_bw.legend(loc="upper right", fontsize="small")
+    a_heat.axvline(tl.launch_cycles, color="0.5", ls=":", lw=1)
     return fig
 
 
@@ -163,6 +187,9 @@ def occupancy_timeline(tl, *, figsize=(10, 6)) -> Figure:
     aw.legend(loc="upper right", fontsize="small")
     ab.set_xlabel(f"time (SM cycles; bins of {tl.bin_cycles:,})")
     ab.set_xlim(0, max(tl.cycles, 1))
+    _mark_launch(aw, tl)
+    _mark_launch(ab, tl, legend=False, text=False)
+    aw.legend(loc="upper right", fontsize="small")
     aw.set_title(_title("Occupancy over time", tl.kernel, tl.gpu))
     return fig
 
@@ -220,7 +247,8 @@ def roofline(point, *, figsize=(8, 5.5)) -> Figure:
             label=f"FP64 roof {p.peak_flops_f64_per_s / 1e12:,.1f} TFLOP/s")
     if p.flops and np.isfinite(ai):
         ax.scatter([ai], [p.flops_per_s / g], s=80, color="#d62728", zorder=3,
-                   label=f"{p.kernel}: {ai:.2f} FLOP/B, {p.flops_per_s / g:,.1f} GFLOP/s ({p.bound}-bound)")
+                   label=f"{p.kernel}: {ai:.2f} FLOP/B, {p.flops_per_s / g:,.1f} GFLOP/s ({p.bound}-bound: "
+                         f"{100 * p.compute_fraction:.2g}% of FP32 peak, {100 * p.bandwidth_fraction:.2g}% of DRAM BW)")
         ax.axvline(p.ridge_point, color="#1f77b4", ls=":", label=f"ridge point {p.ridge_point:.1f} FLOP/B")
     else:
         why = "no floating-point work" if not p.flops else "no DRAM traffic (intensity infinite)"

@@ -20,6 +20,26 @@ def _window(text: str) -> tuple[int, int]:
     return lo, hi
 
 
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text.replace("_", ""))
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return v
+
+
+def _sm_list(text: str) -> list[int]:
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        out = []
+    if not out or any(x < 0 for x in out):
+        raise argparse.ArgumentTypeError(f"expected SM numbers separated by commas (e.g. 0,5), not {text!r}")
+    return out
+
+
 def _launch_kwargs(a) -> dict:
     kw = {"kernel": a.kernel, "grid": a.grid, "block": a.block, "size": a.size, "seed": a.seed,
           "shared_mem": a.smem, "launch": getattr(a, "launch", None)}
@@ -103,12 +123,15 @@ def extend_run(run_parser) -> None:
     g.add_argument("--plot-format", choices=("png", "svg", "pdf"), default="png")
     g.add_argument("--trace", metavar="FILE.json", dest="trace_json",
                    help="write a Chrome/Perfetto trace (open in ui.perfetto.dev or chrome://tracing)")
-    g.add_argument("--bin", type=int, metavar="CYCLES", dest="bin_cycles",
+    g.add_argument("--bin", type=_positive_int, metavar="CYCLES", dest="bin_cycles",
                    help="time-bin width of the figures and counter tracks (default: automatic, ~200 bins)")
     g.add_argument("--window", type=_window, metavar="START:END",
                    help="only cycles START..END in the trace file")
-    g.add_argument("--max-events", type=int, default=None, metavar="N",
-                   help="cap on trace events (default 400,000; past it the file stops early, with a message)")
+    g.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
+                   help="event budget of the trace file (default 150,000, about 20 MB): every SM is shown binned "
+                        "and by block; per-issue and per-warp detail for as many SMs as fit")
+    g.add_argument("--trace-sms", type=_sm_list, default=None, metavar="LIST",
+                   help="the SMs to show in detail in the trace (e.g. 0,5; default: as many as the budget allows)")
 
 
 def after_run(args, result) -> None:
@@ -127,13 +150,15 @@ def after_run(args, result) -> None:
         paths = result.plot.save_all(plot, fmt=getattr(args, "plot_format", "png"))
         print(f"wrote {len(paths)} figures to {plot}: " + ", ".join(p.name for p in paths))
     if trace:
-        import warnings
-        from gpusim.analysis.chrome_trace import DEFAULT_MAX_EVENTS, TraceTruncated, write_chrome_trace
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", TraceTruncated)
-            p = write_chrome_trace(tl, trace, window=getattr(args, "window", None),
-                                   max_events=getattr(args, "max_events", None) or DEFAULT_MAX_EVENTS)
-        for w in caught:
-            print(f"gpusim: warning: {w.message}", file=sys.stderr)
-        print(f"wrote {p} ({p.stat().st_size / 1e6:.1f} MB): open it in https://ui.perfetto.dev or chrome://tracing "
-              f"(1 us on the time axis = 1 SM cycle)")
+        from gpusim.analysis.chrome_trace import DEFAULT_MAX_EVENTS, chrome_trace_events, save_trace_document
+        try:
+            doc = chrome_trace_events(tl, window=getattr(args, "window", None),
+                                      max_events=getattr(args, "max_events", None) or DEFAULT_MAX_EVENTS,
+                                      detail_sms=getattr(args, "trace_sms", None))
+        except ValueError as e:
+            raise GpusimError(f"--trace: {e}") from None
+        p = save_trace_document(doc, trace)
+        agg = doc["otherData"]["gpusim"]["aggregation"]
+        print(f"wrote {p} ({p.stat().st_size / 1e6:.1f} MB, {agg['events']:,} events): open it in "
+              f"https://ui.perfetto.dev or chrome://tracing (1 us on the time axis = 1 SM cycle)")
+        print(f"  {agg['description']}")

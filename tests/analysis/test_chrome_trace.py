@@ -1,12 +1,11 @@
-"""The Chrome/Perfetto trace: the documented event format (required keys by phase, monotonic ts per track)."""
+"""The Chrome/Perfetto trace: the documented event format (required keys by phase, monotonic ts per track),
+the whole run within the event budget (binned for every SM, detailed for the SMs that fit), the launch."""
 import json
-import warnings
 
 import numpy as np
 import pytest
 
-from gpusim.analysis.chrome_trace import (TraceTruncated, chrome_trace_events, validate_chrome_trace,
-                                       write_chrome_trace)
+from gpusim.analysis.chrome_trace import chrome_trace_events, validate_chrome_trace, write_chrome_trace
 
 
 def test_structure(transpose_run, tmp_path):
@@ -20,6 +19,8 @@ def test_structure(transpose_run, tmp_path):
     for e in ev:
         if e["ph"] == "X":
             assert isinstance(e["ts"], int) and isinstance(e["dur"], int) and e["dur"] >= 1
+    # with the default budget every SM of this small run is detailed:
+    assert doc["otherData"]["gpusim"]["aggregation"]["binned_sms"] == []
     # issue slices cover every issued instruction exactly once
     issue = [e for e in ev if e.get("cat") == "issue"]
     assert sum(e["args"]["instructions"] for e in issue) == transpose_run.counters["smsp__inst_executed.sum"]
@@ -31,7 +32,8 @@ def test_structure(transpose_run, tmp_path):
     names = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
     assert "SMSP 0 issue" in names and any(n.startswith("warp 0 ") for n in names)
     counters = {e["name"] for e in ev if e["ph"] == "C"}
-    assert {"active warps", "shared memory", "DRAM bandwidth (GB/s)", "bank conflicts (all SMs)"} <= counters
+    assert {"active warps", "shared memory", "DRAM bandwidth (GB/s)", "bank conflicts (all SMs)", "warp states",
+            "issue slots busy (%)", "warp states (all SMs)"} <= counters
 
 
 def test_window_clips(transpose_run):
@@ -47,16 +49,41 @@ def test_window_clips(transpose_run):
         chrome_trace_events(transpose_run.timeline, window=(5, 5))
 
 
-def test_cap_truncates_with_a_message(transpose_run):
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        doc = chrome_trace_events(transpose_run.timeline, max_events=2000)
-    assert any(issubclass(x.category, TraceTruncated) and "--window" in str(x.message) for x in w)
-    timed = [e for e in doc["traceEvents"] if e["ph"] != "M"]
-    assert len(timed) <= 2000
-    t = doc["otherData"]["gpusim"]["truncated"]
-    assert t["kept"] == len(timed) and t["events"] > 2000
-    assert validate_chrome_trace(doc) == []
+def test_budget_aggregates_instead_of_cutting(transpose_run):
+    """A small budget keeps the whole run: blocks and binned counters for every SM, detail for fewer SMs, and
+    the file says which."""
+    tl = transpose_run.timeline
+    full = chrome_trace_events(tl)
+    small = chrome_trace_events(tl, max_events=2000)
+    assert validate_chrome_trace(small) == []
+    agg = small["otherData"]["gpusim"]["aggregation"]
+    assert len(agg["detailed_sms"]) < len(full["otherData"]["gpusim"]["aggregation"]["detailed_sms"])
+    assert "binned" in agg["description"] and "--max-events" in agg["description"]
+    end = max(e["ts"] + e.get("dur", 0) for e in small["traceEvents"] if e["ph"] == "X")
+    assert end == tl.cycles                                   # the run is covered to its last cycle
+    blocks = [e for e in small["traceEvents"] if e.get("cat") == "block"]
+    assert len(blocks) == 6 and {e["pid"] for e in blocks} == set(np.unique(tl.warp_sm[tl.warp_start >= 0]).tolist())
+    states = [e for e in small["traceEvents"] if e["ph"] == "C" and e["name"] == "warp states" and e["pid"] == 0]
+    assert len(states) >= tl.n_bins
+    names = {e["args"]["name"] for e in small["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+    assert any("binned counters" in n for n in names) or not agg["binned_sms"]
+
+
+def test_launch_overhead_is_marked(transpose_run):
+    doc = chrome_trace_events(transpose_run.timeline)
+    phase = {e["name"]: e for e in doc["traceEvents"] if e.get("cat") == "phase"}
+    launch = transpose_run.timeline.launch_cycles
+    assert phase["launch overhead"]["ts"] == 0 and phase["launch overhead"]["dur"] == launch
+    assert phase["blocks running"]["ts"] == launch
+    assert launch == int(transpose_run.timing.warp_start_cycle.min()) > 3000     # the H100's kernel launch
+    assert doc["otherData"]["gpusim"]["launch_cycles"] == launch
+
+
+def test_detail_sms_chosen(transpose_run):
+    doc = chrome_trace_events(transpose_run.timeline, detail_sms=[1])
+    assert {e["pid"] for e in doc["traceEvents"] if e.get("cat") in ("issue", "warp_state")} == {1}
+    with pytest.raises(ValueError, match="SM 999"):
+        chrome_trace_events(transpose_run.timeline, detail_sms=[999])
 
 
 def test_validator_catches_problems():

@@ -146,7 +146,8 @@ def test_roofline_figure():
     assert pt[0] == pytest.approx(10.0) and pt[1] == pytest.approx(1e9 / 1e-3 / 1e9)
     roof = ax.get_lines()[0].get_ydata()
     assert roof.max() == pytest.approx(1e4)                   # 10 TFLOP/s in GFLOP/s
-    assert p.bound == "memory" and p.ridge_point == 10.0 or p.bound == "compute"
+    assert p.ridge_point == 10.0 and p.bound == "latency"      # 10% of both roofs
+    assert "latency-bound" in ax.collections[0].get_label()
 
 
 def test_result_plots_all_figures(transpose_run, tmp_path):
@@ -157,3 +158,22 @@ def test_result_plots_all_figures(transpose_run, tmp_path):
     fig = transpose_run.plot.stalls(sm=0, bin_cycles=100)
     assert "SM 0" in fig.axes[0].get_title() and "bins of 100" in fig.axes[0].get_xlabel()
     assert "transpose_smem on h100" in transpose_run.plot.roofline().axes[0].get_title()
+
+
+def test_figures_mark_the_launch_overhead():
+    """Before the first warp is resident (the kernel launch) every time axis is empty: each figure shades it
+    and names it."""
+    import dataclasses
+    tl = dataclasses.replace(tiny_timeline(), warp_start=_arr(30, 20))
+    assert tl.launch_cycles == 20
+    for fig in (figures.stall_timeline(tl), figures.occupancy_timeline(tl), figures.dram_activity(tl),
+                figures.bank_conflicts(tl)):
+        spans = [p for ax in fig.axes for p in ax.patches
+                 if p.get_label().lstrip("_").startswith("launch overhead (20 cycles")]
+        assert spans, fig.axes[0].get_title()
+        x0, x1 = spans[0].get_x(), spans[0].get_x() + spans[0].get_width()
+        assert (x0, x1) == (0, 20)
+        legends = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+        assert any(t.startswith("launch overhead (20 cycles, 20%)") for t in legends)
+    assert not any("launch" in p.get_label() for ax in figures.stall_timeline(tiny_timeline()).axes
+                   for p in ax.patches)                      # a warp resident at cycle 0: nothing to mark
