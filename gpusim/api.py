@@ -66,6 +66,17 @@ class RunResult:
                                                 regs_per_thread=self.timing.regs_per_thread)
         return self._timeline
 
+    def diagnose(self, what_if="auto", *, jobs: int | None = None, progress=None):
+        """Why is it slow (timing mode): the limiters ranked by what each costs, measured by re-simulating
+        the trace with one mechanism idealised at a time (:func:`gpusim.analysis.diagnosis.diagnose`;
+        ``what_if``: "auto", "all", "none" or a list of names)."""
+        if self.timing is None:
+            raise GpusimError("a diagnosis needs timing mode: run with mode='timing'")
+        from gpusim.analysis.diagnosis import diagnose
+        dirs = [str(Path(self.source).parent)] if self.source and not self.source.startswith("<") else []
+        return diagnose(self.trace, self.timing, self.gpu, what_if=what_if, jobs=jobs, progress=progress,
+                        source_dirs=dirs, stats=self.stats)
+
     @property
     def plot(self):
         """Figures of this run: ``res.plot.stalls()``, ``.bank_conflicts()``, ``.dram()``, ``.occupancy()``,

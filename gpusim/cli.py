@@ -90,6 +90,44 @@ def _progress_printer(quiet: bool):
     return progress_bar()
 
 
+def what_if_choice(text: str):
+    """``--what-if``: auto, all, none, or names separated by commas."""
+    from gpusim.timing.idealize import WHAT_IF_NAMES
+    t = text.strip().lower()
+    if t in ("auto", "all", "none"):
+        return t
+    names = [n.strip() for n in t.split(",") if n.strip()]
+    bad = [n for n in names if n not in WHAT_IF_NAMES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"unknown what-if {bad[0] if bad else text!r}; expected auto, all, none "
+                                         f"or some of {', '.join(WHAT_IF_NAMES)} separated by commas")
+    return names
+
+
+def add_diagnosis_options(p: argparse.ArgumentParser) -> None:
+    """--what-if and --jobs: the diagnosis's re-simulations (run and report)."""
+    from gpusim.timing.idealize import WHAT_IF_NAMES
+    p.add_argument("--what-if", type=what_if_choice, default="auto", metavar="WHICH",
+                   help="what-if re-simulations that measure each limiter: auto (the mechanisms the evidence "
+                        "points to; default), all, none (rank by the evidence only, faster), or names separated "
+                        f"by commas: {', '.join(WHAT_IF_NAMES)}")
+    p.add_argument("--jobs", type=_positive, default=None, metavar="N",
+                   help="processes for the what-ifs (default: one per CPU)")
+
+
+def what_if_progress(quiet: bool):
+    """A callback printing each finished what-if on a terminal's stderr (None when quiet or piped)."""
+    if quiet or not sys.stderr.isatty():
+        return None
+    t0 = __import__("time").perf_counter()
+
+    def done(k: int, total: int, name: str) -> None:
+        from gpusim.timing.idealize import IDEALIZATIONS
+        print(f"  what-if {k}/{total} done: {IDEALIZATIONS[name].title} "
+              f"({__import__('time').perf_counter() - t0:.0f} s)", file=sys.stderr)
+    return done
+
+
 def _gpu(name: str, schedule: str | None):
     """A preset name/path, or the loaded config with --schedule applied."""
     if not schedule:
@@ -111,6 +149,10 @@ def cmd_run(a) -> int:
                      timeline=a.mode == "timing" and bool(getattr(a, "plot", None) or getattr(a, "trace_json", None)),
                      **kw)
     print(res.summary())
+    diag = None
+    if res.timing is not None and not a.no_diagnosis:
+        diag = res.diagnose(a.what_if, jobs=a.jobs, progress=what_if_progress(a.quiet))
+        print(diag.text())
     if a.json:
         doc = {"kernel": res.kernel, "grid": res.grid, "block": res.block, "mode": res.mode,
                "gpu": a.gpu if a.mode == "timing" else None,
@@ -122,6 +164,8 @@ def cmd_run(a) -> int:
             doc["stalls"] = {k: _jsonable(v) for k, v in res.timing.stalls.items()}
         if res.check is not None:
             doc["check"] = {"ok": bool(res.check.ok), "message": res.check.message}
+        if diag is not None:
+            doc["diagnosis"] = _jsonable(diag.as_dict())
         Path(a.json).write_text(json.dumps(doc, indent=2))
         print(f"wrote {a.json}")
     for plugin in _plugins():
@@ -315,7 +359,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--schedule", choices=("hoist", "ptx"), help="instruction order the timing model issues: "
                    "hoist (loads moved up as ptxas does; the presets' default) or ptx (program order)")
     r.add_argument("--check", action="store_true", help="compare the outputs with the program's numpy reference")
-    r.add_argument("--json", metavar="FILE", help="write all counters as JSON")
+    r.add_argument("--json", metavar="FILE", help="write all counters (and the diagnosis) as JSON")
+    add_diagnosis_options(r)
+    r.add_argument("--no-diagnosis", action="store_true",
+                   help="leave out the 'why is it slow' section (timing mode) and its what-ifs")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(fn=cmd_run)
 

@@ -89,6 +89,12 @@ def test_init_refuses_to_overwrite(kernel_dir):
     (["run", "vector_add", "--block", "0"], "--block"),
     (["run", "vector_add", "--smem", "-4"], "--smem: expected an integer >= 0"),
     (["frobnicate"], "invalid choice"),
+    (["run", "vector_add", "--what-if", "bank"], "unknown what-if 'bank'; expected auto, all, none or some of"),
+    (["report", "vector_add", "--what-if", "banks,nope"], "unknown what-if 'nope'"),
+    (["run", "vector_add", "--jobs", "0"], "--jobs: expected a positive integer, not '0'"),
+    (["run", "vector_add", "--trace", "t.json", "--max-events", "0"], "--max-events: expected a positive integer"),
+    (["run", "vector_add", "--trace", "t.json", "--trace-sms", "a,b"], "--trace-sms: expected SM numbers"),
+    (["run", "vector_add", "--plot", "figs", "--bin", "-5"], "--bin: expected a positive integer"),
 ])
 def test_usage_errors_exit_2(tmp_path, argv, fragment):
     one_line(gpusim(*argv, cwd=tmp_path), 2, fragment)
@@ -102,6 +108,8 @@ def test_usage_errors_exit_2(tmp_path, argv, fragment):
      "exceeded the instruction budget of 100"),
     (["occupancy", "vector_add", "--gpu", "nope"], "nope"),
     (["simulate", "missing.trace"], "missing.trace: no such trace file"),
+    (["run", "vector_add", "--size", "small", "--quiet", "--no-diagnosis", "--trace", "t.json", "--trace-sms", "999"],
+     "--trace: SM 999 does not exist on h100 (0..131)"),
 ])
 def test_errors_exit_1_with_one_line(tmp_path, argv, fragment):
     one_line(gpusim(*argv, cwd=tmp_path), 1, fragment)

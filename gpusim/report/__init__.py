@@ -22,5 +22,5 @@ def compare_configs(source, gpus, **run_kwargs) -> list[Report]:
         r = copy.copy(base)
         r.mode, r.gpu, r._timeline = "timing", g, None
         r.timing = simulate(base.trace, g)
-        reports.append(build_report(r))
+        reports.append(build_report(r, what_if=False))
     return reports

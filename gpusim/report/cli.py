@@ -63,7 +63,9 @@ def cmd_report(a) -> int:
     from gpusim.report import build_report, print_report, to_csv, to_json
     res = gpusim.run(a.source, mode="timing", gpu=a.gpu, scheduler=a.scheduler, regs_per_thread=a.regs,
                      progress=_progress(a), **_launch_kwargs(a))
-    rep = build_report(res, source_top=a.top)
+    from gpusim.cli import what_if_progress
+    rep = build_report(res, source_top=a.top, what_if=False if a.no_diagnosis else a.what_if, jobs=a.jobs,
+                       progress=what_if_progress(getattr(a, "quiet", False)))
     if a.format == "json":
         _write(to_json(rep), a.output)
     elif a.format == "csv":
@@ -94,7 +96,7 @@ def _progress(a):
 
 
 def register(subparsers) -> None:
-    from gpusim.cli import add_launch_options
+    from gpusim.cli import add_diagnosis_options, add_launch_options
     r = subparsers.add_parser("report", help="Nsight-Compute-like report of a kernel (speed of light, occupancy, "
                                              "warp states, memory tables, source counters)")
     add_launch_options(r)
@@ -106,6 +108,8 @@ def register(subparsers) -> None:
     r.add_argument("-o", "--output", help="write json/csv here instead of stdout")
     r.add_argument("--top", type=int, default=10, help="source lines in the source-counter tables (default 10)")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_diagnosis_options(r)
+    r.add_argument("--no-diagnosis", action="store_true", help="leave out the diagnosis section and its what-ifs")
     r.set_defaults(fn=cmd_report)
 
     c = subparsers.add_parser("compare-configs", help="time one kernel on several GPU configs, metrics side by side")

@@ -49,6 +49,7 @@ class Report:
     program: str | None
     size: str | None
     sections: list[Section]
+    diagnosis: object = None          # gpusim.analysis.diagnosis.Diagnosis, when one was made
 
     def section(self, name: str) -> Section:
         for s in self.sections:
@@ -62,6 +63,7 @@ class Report:
 
     def as_dict(self) -> dict:
         return {"kernel": self.kernel, "gpu": self.gpu, "program": self.program, "size": self.size,
+                "diagnosis": self.diagnosis.as_dict() if self.diagnosis is not None else None,
                 "sections": [{"name": s.name, "metrics": [m.as_dict() for m in s.metrics],
                               "tables": [{"title": t.title, "columns": t.columns, "rows": t.rows}
                                          for t in s.tables],
@@ -88,8 +90,38 @@ def _gpu_config(res):
     return g
 
 
-def build_report(res, *, source_top: int = 10) -> Report:
-    """All sections for one timing-mode run."""
+def diagnosis_section(d) -> Section:
+    """The "why is it slow" section of a :class:`gpusim.analysis.diagnosis.Diagnosis`: the limiters ranked by
+    cost, the what-ifs that measured them, and the evidence as notes."""
+    sec = Section("Diagnosis: why is it slow")
+    sec.add("gpc__cycles_elapsed.max", "Elapsed Cycles", "cycle", d.cycles)
+    sec.add("gpusim__launch_cycles", "Launch (before the first warp issues)", "cycle", d.launch_cycles)
+    sec.add("gpusim__launch_share.pct", "Launch Share Of The Time", "%", 100.0 * d.launch_cycles / max(d.cycles, 1))
+    sec.add("gpusim__roofline_bound_text", "Bound", "", d.bound)
+    sec.tables.append(Table("Limiters, by what each costs", ["rank", "limiter", "cost % of the time", "measured by",
+                                                             "lines"],
+                            [[i, f.title, round(100.0 * f.share, 1),
+                              f"what-if: {f.what_if.title}" if f.what_if else "estimate (not re-simulated)",
+                              ", ".join(f.lines)] for i, f in enumerate(d.findings, 1)]))
+    if d.what_ifs:
+        sec.tables.append(Table("What-ifs (the same trace re-simulated with one mechanism idealised)",
+                                ["what-if", "cycles", "speed-up", "wall s"],
+                                [[w.title, w.cycles, round(w.speedup, 3), round(w.wall_seconds, 1)]
+                                 for w in sorted(d.what_ifs, key=lambda w: w.cycles)]))
+    for i, f in enumerate(d.findings, 1):
+        sec.notes.extend(f"{i}. {f.title}: {e}" for e in f.evidence)
+        sec.notes.append(f"{i}. {f.title}: fix: {f.advice}")
+    for w in d.what_ifs:
+        sec.notes.append(f"what-if {w.title} changes: {w.changes}; cannot: {w.cannot}")
+    if d.skipped:
+        sec.notes.append("not re-simulated: " + "; ".join(f"{k} ({v})" for k, v in d.skipped.items()))
+    sec.notes.extend(d.notes)
+    return sec
+
+
+def build_report(res, *, source_top: int = 10, what_if="auto", jobs: int | None = None, progress=None) -> Report:
+    """All sections for one timing-mode run; ``what_if`` (see :func:`gpusim.analysis.diagnosis.diagnose`)
+    for the diagnosis section, ``False`` to leave it out."""
     from gpusim.analysis.roofline import roofline_point
     from gpusim.analysis.source import has_line_info, source_table
 
@@ -130,6 +162,7 @@ def build_report(res, *, source_top: int = 10) -> Report:
             rp.arithmetic_intensity if rp.dram_bytes else float("inf"))
     sol.add("gpusim__achieved_flops.per_second", "Achieved FP Performance", "GFLOP/s", rp.flops_per_s / 1e9)
     sol.add("gpusim__roofline_bound", "Roofline Bound", "", rp.bound)
+    sol.notes.append(f"roofline: {rp.bound_text()}")
 
     launch = Section("Launch Statistics")
     gx, gy, gz = res.grid
@@ -251,8 +284,13 @@ def build_report(res, *, source_top: int = 10) -> Report:
         src.tables.append(Table(f"Top {len(top)} {'PTX' if by == 'ptx' else 'CUDA'} lines by warp stall cycles",
                                 ["line", "source", "smsp__inst_executed", "warp cycles", "% of all", "top stalls"],
                                 rows))
+    sections = [sol, launch, occ, sched, ws, mem, src]
+    diag = None
+    if what_if is not False:
+        diag = res.diagnose(what_if, jobs=jobs, progress=progress)
+        sections.insert(0, diagnosis_section(diag))
     return Report(kernel=res.kernel, gpu=t.gpu, program=getattr(res.program, "name", None), size=res.size,
-                  sections=[sol, launch, occ, sched, ws, mem, src])
+                  sections=sections, diagnosis=diag)
 
 
 # Metrics compared side by side by `gpusim compare-configs`.

@@ -8,7 +8,7 @@ from gpusim.cli import main
 from gpusim.report import COMPARE_METRICS, build_report, compare_configs, to_csv, to_json
 from gpusim.report.sections import build_report as _br  # noqa: F401
 
-SECTIONS = ["GPU Speed Of Light Throughput", "Launch Statistics", "Occupancy", "Scheduler Statistics",
+SECTIONS = ["Diagnosis: why is it slow", "GPU Speed Of Light Throughput", "Launch Statistics", "Occupancy", "Scheduler Statistics",
             "Warp State Statistics", "Memory Workload Analysis", "Source Counters"]
 
 
@@ -28,6 +28,12 @@ def test_sections_and_nsight_names(transpose_run):
         100 - c["smsp__issue_active.avg.pct_of_peak_sustained_active"])
     src = rep.section("Source Counters")
     assert [t.title.split()[2] for t in src.tables] == ["PTX", "CUDA"]
+    # the kernel's parameters are read by their users (no ld.param in SASS): no cycles on the signature line
+    cuda = {r[0]: r for r in src.tables[1].rows}
+    assert "transpose_smem.cu:10" not in cuda or cuda["transpose_smem.cu:10"][3] == 0
+    diag = rep.section("Diagnosis: why is it slow")
+    assert rep.diagnosis is not None and diag.tables[0].columns[0] == "rank"
+    assert not [s.name for s in build_report(transpose_run, what_if=False).sections if s.name.startswith("Diag")]
 
 
 def test_json_and_csv(transpose_run):
@@ -82,11 +88,17 @@ def test_run_plot_and_trace(tmp_path, capsys):
     assert doc["otherData"]["gpusim"]["bin_cycles"] == 100 and doc["otherData"]["gpusim"]["window"] == [0, 3000]
 
 
-def test_run_trace_cap_message(tmp_path, capsys):
+def test_run_trace_budget_says_what_it_aggregated(tmp_path, capsys):
     tr = tmp_path / "t.json"
-    assert main(["run", "vector_add", "--size", "small", "--quiet", "--trace", str(tr), "--max-events", "500"]) == 0
-    err = capsys.readouterr().err
-    assert "over the cap of 500" in err and "--window" in err
+    assert main(["run", "vector_add", "--size", "small", "--quiet", "--no-diagnosis", "--trace", str(tr),
+                 "--max-events", "500"]) == 0
+    out = capsys.readouterr().out
+    assert "binned into counter tracks" in out and "--window" in out and "--max-events" in out
+    doc = json.loads(tr.read_text())
+    agg = doc["otherData"]["gpusim"]["aggregation"]
+    assert agg["binned_sms"] and agg["max_events"] == 500
+    assert max(e["ts"] + e.get("dur", 0) for e in doc["traceEvents"] if e["ph"] == "X") == \
+        doc["otherData"]["gpusim"]["cycles"]
 
 
 def test_window_argument_errors():
