@@ -109,8 +109,46 @@ def validation_h100() -> str:
     return "\n".join(lines)
 
 
+def what_if_table() -> str:
+    """The what-if idealisations, from gpusim/timing/idealize.py: what each changes and cannot."""
+    sys.path.insert(0, str(ROOT))
+    from gpusim.timing.idealize import IDEALIZATIONS
+    rows = ["| `--what-if` | idealises | what it changes | what it cannot |", "| --- | --- | --- | --- |"]
+    rows += [f"| `{s.name}` | {s.title} | {s.changes} | {s.cannot} |" for s in IDEALIZATIONS.values()]
+    return "\n".join(rows)
+
+
+#: (program, size, the lecture's fix and its size, or None): the cases of tests/analysis/test_diagnosis.py
+LECTURE_CASES = (
+    ("transpose_smem", "width=256,height=256", ("transpose_padded", "width=256,height=256")),
+    ("transpose_naive", "width=256,height=256", None),
+    ("reduce_interleaved", "n=65536", ("reduce_sequential", "n=65536")),
+    ("matmul_naive", "width=64", ("matmul_tiled", "width=64,tile=16")),
+)
+
+
+def diagnosis_lecture() -> str:
+    """The lecture kernels' diagnoses on an H100 cut to 4 SMs: the top limiter, its what-if and the fix."""
+    sys.path.insert(0, str(ROOT))
+    import gpusim
+    from gpusim.config import load_gpu
+    gpu = load_gpu("h100").replace(**{"sm.count": 4})
+    rows = ["| kernel | size | cycles | top limiter (line) | its what-if | speed-up | the lecture's fix: speed-up |",
+            "| --- | --- | --- | --- | --- | --- | --- |"]
+    for program, size, fix in LECTURE_CASES:
+        r = gpusim.run(program, size=size, mode="timing", gpu=gpu)
+        top = r.diagnose().top
+        fixed = "-"
+        if fix is not None:
+            f = gpusim.run(fix[0], size=fix[1], mode="timing", gpu=gpu)
+            fixed = f"`{fix[0]}`: {r.cycles:,} -> {f.cycles:,} cycles, {r.cycles / f.cycles:.2f}x"
+        rows.append(f"| `{program}` | {size} | {r.cycles:,} | {top.title} ({', '.join(top.lines)}) | "
+                    f"{top.what_if.title}: {top.what_if.cycles:,} cycles | {top.what_if.speedup:.2f}x | {fixed} |")
+    return "\n".join(rows)
+
+
 BLOCKS = {"programs": programs_table, "sweep-matmul-tile-regs": sweep_matmul_tile_regs,
-          "validation-h100": validation_h100}
+          "validation-h100": validation_h100, "what-ifs": what_if_table, "diagnosis-lecture": diagnosis_lecture}
 
 
 def render(text: str, names=None) -> str:

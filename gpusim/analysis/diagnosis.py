@@ -596,10 +596,16 @@ def _global_reuse(ev: _Evidence):
                         f"(L1 hit rate {c.get('l1tex__t_sector_hit_rate.pct', 0.0):.0f}%, L2 hit rate "
                         f"{c.get('lts__t_sector_hit_rate.pct', 0.0):.0f}%): each of them pays the L1/L2 "
                         f"latency again")
-        for pc in _top_pcs(np.where(per_pc > 0, waits, 0), 2):
-            evidence.append(f"{ev.lines.label(pc)}: {int(per_pc[pc]):,} of {int(m.requests[pc]):,} loads re-read "
-                            f"their block's data; {int(waits[pc]):,} warp-cycles waiting there")
-            lines.append(ev.lines.key(pc)[0])
+        # a load's wait is charged to the instruction that uses it: sum both per CUDA (or PTX) line
+        by_line: dict[str, list[int]] = {}
+        for pc in range(ev.n_pcs):
+            by_line.setdefault(ev.lines.key(pc)[0], []).append(pc)
+        ranked = sorted(((int(waits[p].sum()), int(per_pc[p].sum()), int(m.requests[p][loads[p]].sum()), p[0], k)
+                         for k, p in by_line.items() if per_pc[p].sum() > 0), reverse=True)
+        for w_cyc, n_reused, n_loads, pc0, key in ranked[:2]:
+            evidence.append(f"{ev.lines.label(pc0)}: {n_reused:,} of {n_loads:,} loads re-read data read before; "
+                            f"{w_cyc:,} warp-cycles waiting on that line")
+            lines.append(key)
         return _finding("reuse", "global memory: reused data re-read from L1/L2", w, ls * frac, evidence,
                         "stage the data each block reuses in shared memory (tiling), so it is read from "
                         "global memory once per block", lines)
