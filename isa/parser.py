@@ -296,16 +296,22 @@ class _KernelBuilder(InstructionParser):
                 fidx = p.expect_int("a file index")
                 lno = p.expect_int("a line number")
                 p.expect_int("a column number")
+                caller = None
                 while p.accept(","):  # ", function_name $L__info_string0, inlined_at 1 22 3"
                     if p.tok.text == "inlined_at":
-                        # attribute inlined code to the user's line that called it
                         p.next()
-                        fidx = p.expect_int("a file index")
-                        lno = p.expect_int("a line number")
+                        caller = (p.expect_int("a file index"), p.expect_int("a line number"))
                         p.expect_int("a column number")
                         continue
                     while p.tok.text not in (",", ";") and p.tok.kind != "eof" and p.tok.line == t.line:
                         p.next()
+                # Inlined code keeps its own line (the device function body's, as Nsight's source view and
+                # compute-sanitizer show it), so a kernel whose body is an inlined template is not all
+                # charged to the call line; code inlined from a header (a toolkit intrinsic such as
+                # __syncwarp in sm_30_intrinsics.hpp) takes the line that called it, as compute-sanitizer's
+                # first frame outside the headers does.
+                if caller is not None and p.files.get(fidx, "").endswith(HEADER_SUFFIXES):
+                    fidx, lno = caller
                 p.loc = (fidx, lno)
             elif t.text in _IGNORED_KERNEL_DIRECTIVES:
                 p.skip_statement()
@@ -409,6 +415,10 @@ def parse_ptx(text: str, file: str = "<ptx>", directory: str | Path | None = Non
     if not isinstance(text, str):
         raise TypeError("parse_ptx expects the PTX text as a str")
     return _Parser(text, file, directory, strict).parse()
+
+
+#: Files whose inlined code is charged to the line that called it (see the ``.loc`` directive above).
+HEADER_SUFFIXES = (".h", ".hpp")
 
 
 def _file_directives(toks: list[Tok]) -> dict[int, str]:

@@ -58,15 +58,19 @@ def test_bad_directives():
     assert "power of two" in e.reason
 
 
-def test_loc_and_file_line_info_incl_inlined_at():
-    text = HEAD + ('.file 1 "kern.cu"\n.file 2 "helper.h"\n.visible .entry k()\n{\n\t.reg .b32 %r<3>;\n'
+def test_loc_and_file_line_info_inlined_code_keeps_its_own_line():
+    """Code inlined from the .cu file keeps its own line; code inlined from a header takes the calling line."""
+    text = HEAD + ('.file 1 "kern.cu"\n.file 2 "sm_30_intrinsics.hpp"\n.visible .entry k()\n{\n'
+                   '\t.reg .b32 %r<4>;\n'
                    '\t.loc 1 10 3\n\tmov.u32 %r1, 1;\n'
-                   '\t.loc 2 5 1, function_name $L__info_string0, inlined_at 1 22 7\n\tadd.u32 %r2, %r1, 1;\n'
+                   '\t.loc 1 5 1, function_name $L__info_string0, inlined_at 1 22 7\n\tadd.u32 %r2, %r1, 1;\n'
+                   '\t.loc 2 110 1, function_name $L__info_string1, inlined_at 1 23 7\n\tadd.u32 %r3, %r1, 2;\n'
                    '\tret;\n}\n')
     k = parse_ptx(text, "x.ptx").kernel()
-    mov, add = k.instructions[0], k.instructions[1]
+    mov, body, intrinsic = k.instructions[0], k.instructions[1], k.instructions[2]
     assert (mov.src_file, mov.src_line, mov.line) == ("kern.cu", 10, 10)
-    assert (add.src_file, add.src_line) == ("kern.cu", 22)   # attributed to the user's calling line
+    assert (body.src_file, body.src_line) == ("kern.cu", 5)        # the inlined body's own line, not the call's
+    assert (intrinsic.src_file, intrinsic.src_line) == ("kern.cu", 23)     # a header's: the calling line
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=[p.name for p in PROGRAMS])
