@@ -567,8 +567,8 @@ def _global_reuse(ev: _Evidence):
     from gpusim.timing.lsu import reused_loads, slot_origins
     m = ev.mem
     loads = np.array([s is MemSpace.GLOBAL for s in m.space], dtype=bool) & (m.op == 0) & (m.requests > 0)
-    _, slot_pc = slot_origins(ev.trace)
-    reused = reused_loads(ev.trace, slot_pc)
+    slot_warp, slot_pc = slot_origins(ev.trace)
+    reused = reused_loads(ev.trace, slot_pc, slot_warp)
     per_pc = np.bincount(slot_pc[reused], minlength=ev.n_pcs)[:ev.n_pcs]
     n_loads = int(m.requests[loads].sum())
     frac = float(per_pc.sum()) / n_loads if n_loads else 0.0
@@ -576,7 +576,8 @@ def _global_reuse(ev: _Evidence):
     if not loads.any():
         why = "no global loads"
     elif frac < 0.5:
-        why = f"only {_pct(frac)} of the global loads re-read data read before (tiling has little to reuse)"
+        why = (f"only {_pct(frac)} of the global loads re-read data their block read before (tiling has little "
+               f"to reuse)")
     elif ls < 0.10:
         why = f"warps waited on global loads only {_pct(ls)} of the time"
     else:
@@ -592,7 +593,7 @@ def _global_reuse(ev: _Evidence):
                         f"issue slots were busy {c['smsp__issue_active.avg.pct_of_peak_sustained_active']:.0f}% "
                         f"of the time with {c['sm__warps_active.avg.per_cycle_active']:.1f} warps per SM "
                         f"(achieved occupancy {c['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}%)")
-        evidence.append(f"{_pct(frac)} of the global loads read only data that had been read before "
+        evidence.append(f"{_pct(frac)} of the global loads read only data their block had read before "
                         f"(L1 hit rate {c.get('l1tex__t_sector_hit_rate.pct', 0.0):.0f}%, L2 hit rate "
                         f"{c.get('lts__t_sector_hit_rate.pct', 0.0):.0f}%): each of them pays the L1/L2 "
                         f"latency again")
@@ -603,8 +604,9 @@ def _global_reuse(ev: _Evidence):
         ranked = sorted(((int(waits[p].sum()), int(per_pc[p].sum()), int(m.requests[p][loads[p]].sum()), p[0], k)
                          for k, p in by_line.items() if per_pc[p].sum() > 0), reverse=True)
         for w_cyc, n_reused, n_loads, pc0, key in ranked[:2]:
-            evidence.append(f"{ev.lines.label(pc0)}: {n_reused:,} of {n_loads:,} loads re-read data read before; "
-                            f"{w_cyc:,} warp-cycles waiting on that line")
+            waited = f"; {w_cyc:,} warp-cycles waiting on that line" if w_cyc else ""
+            evidence.append(f"{ev.lines.label(pc0)}: {n_reused:,} of {n_loads:,} loads re-read their block's "
+                            f"data{waited}")
             lines.append(key)
         return _finding("reuse", "global memory: reused data re-read from L1/L2", w, ls * frac, evidence,
                         "stage the data each block reuses in shared memory (tiling), so it is read from "

@@ -63,11 +63,12 @@ def slot_origins(trace: KernelTrace) -> tuple[np.ndarray, np.ndarray]:
     return warp, pc
 
 
-def reused_loads(trace: KernelTrace, slot_pc: np.ndarray) -> np.ndarray:
-    """Per memory slot: a global load every sector of which an earlier global load (in slot order: warp by
-    warp, in program order) had already read: data that was on chip once and is read again, which a
-    kernel could keep in shared memory (the evidence for the "reuse" what-if of
-    :mod:`gpusim.timing.idealize`)."""
+def reused_loads(trace: KernelTrace, slot_pc: np.ndarray, slot_warp: np.ndarray) -> np.ndarray:
+    """Per memory slot: a global load every sector of which an earlier global load *of the same block* (in
+    slot order: warp by warp, in program order) had already read: data that was on chip once and is read
+    again by the block, which the block could keep in shared memory (the evidence for the "reuse" what-if
+    of :mod:`gpusim.timing.idealize`).  Data read again by other blocks does not count: no tiling inside a
+    block removes that (each block must read its tiles once)."""
     m = int(trace.addresses.shape[0])
     out = np.zeros(m, dtype=bool)
     load = np.array([i.is_load and not i.is_store and not i.is_atomic for i in trace.instructions] or [False])
@@ -80,7 +81,8 @@ def reused_loads(trace: KernelTrace, slot_pc: np.ndarray) -> np.ndarray:
     last = (a + size[slot_pc[sel]][:, None] - 1) // 32
     sec = np.concatenate([np.where(on, a // 32, -1), np.where(on, last, -1)], axis=1)
     req, col = np.nonzero(sec >= 0)
-    _, inverse = np.unique(sec[req, col], return_inverse=True)
+    block = np.asarray(trace.warp_block, dtype=np.int64)[slot_warp[sel]]
+    _, inverse = np.unique(sec[req, col] * max(1, trace.n_blocks) + block[req], return_inverse=True)
     first = np.full(int(inverse.max()) + 1, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, inverse, req)
     new = np.bincount(req, weights=(first[inverse] == req), minlength=sel.size)

@@ -149,8 +149,16 @@ def test_reused_loads_are_re_reads_of_sectors():
     t = make_trace([ins("ld.global", dst=[1]), ins("ld.global", dst=[2]), ins("exit")], warps_per_block=2)
     t.addresses[:] = np.arange(32) * 4                  # every load reads the same 4 sectors
     t.addresses[3, 31] = 4096                           # ... but warp 1's second load touches a new one
-    _, slot_pc = slot_origins(t)
-    assert reused_loads(t, slot_pc).tolist() == [False, True, True, False]
+    slot_warp, slot_pc = slot_origins(t)
+    assert reused_loads(t, slot_pc, slot_warp).tolist() == [False, True, True, False]
+
+
+def test_data_another_block_read_is_not_reuse():
+    """Only a block's own re-reads count: tiling inside a block cannot avoid reading what other blocks read."""
+    t = make_trace([ins("ld.global", dst=[1]), ins("exit")], n_blocks=2, warps_per_block=1)
+    t.addresses[:] = np.arange(32) * 4                  # both blocks read the same 4 sectors
+    slot_warp, slot_pc = slot_origins(t)
+    assert reused_loads(t, slot_pc, slot_warp).tolist() == [False, False]
 
 
 def test_infinite_dram_bandwidth_serves_every_burst_at_the_idle_latency(h100):
