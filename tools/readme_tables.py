@@ -118,31 +118,37 @@ def what_if_table() -> str:
     return "\n".join(rows)
 
 
-#: (program, size, the lecture's fix and its size, or None): the cases of tests/analysis/test_diagnosis.py
+#: (program, size, the lecture's fix and its size, or None, the GPU: None for the H100 cut to 4 SMs): the cases
+#: of tests/analysis/test_diagnosis.py
 LECTURE_CASES = (
-    ("transpose_smem", "width=256,height=256", ("transpose_padded", "width=256,height=256")),
-    ("transpose_naive", "width=256,height=256", None),
-    ("reduce_interleaved", "n=65536", ("reduce_sequential", "n=65536")),
-    ("matmul_naive", "width=64", ("matmul_tiled", "width=64,tile=16")),
+    ("transpose_smem", "width=256,height=256", ("transpose_padded", "width=256,height=256"), None),
+    ("transpose_naive", "width=256,height=256", None, None),
+    ("reduce_interleaved", "n=65536", ("reduce_sequential", "n=65536"), None),
+    ("matmul_naive", "width=64", ("matmul_tiled", "width=64,tile=16"), None),
+    ("vector_add", "small", None, "h100"),
 )
 
 
 def diagnosis_lecture() -> str:
-    """The lecture kernels' diagnoses on an H100 cut to 4 SMs: the top limiter, its what-if and the fix."""
+    """The lecture kernels' diagnoses (on an H100 cut to 4 SMs unless the case names a GPU): the top limiter,
+    its what-if and the lecture's fix."""
     sys.path.insert(0, str(ROOT))
     import gpusim
     from gpusim.config import load_gpu
-    gpu = load_gpu("h100").replace(**{"sm.count": 4})
+    h100_4sm = load_gpu("h100").replace(**{"sm.count": 4})
     rows = ["| kernel | size | cycles | top limiter (line) | its what-if | speed-up | the lecture's fix: speed-up |",
             "| --- | --- | --- | --- | --- | --- | --- |"]
-    for program, size, fix in LECTURE_CASES:
+    for program, size, fix, gpu_name in LECTURE_CASES:
+        gpu = load_gpu(gpu_name) if gpu_name else h100_4sm
         r = gpusim.run(program, size=size, mode="timing", gpu=gpu)
         top = r.diagnose().top
         fixed = "-"
         if fix is not None:
             f = gpusim.run(fix[0], size=fix[1], mode="timing", gpu=gpu)
             fixed = f"`{fix[0]}`: {r.cycles:,} -> {f.cycles:,} cycles, {r.cycles / f.cycles:.2f}x"
-        rows.append(f"| `{program}` | {size} | {r.cycles:,} | {top.title} ({', '.join(top.lines)}) | "
+        where = f" ({', '.join(top.lines)})" if top.lines else ""
+        on = f" (the whole {gpu_name.upper()})" if gpu_name else ""
+        rows.append(f"| `{program}` | {size}{on} | {r.cycles:,} | {top.title}{where} | "
                     f"{top.what_if.title}: {top.what_if.cycles:,} cycles | {top.what_if.speedup:.2f}x | {fixed} |")
     return "\n".join(rows)
 

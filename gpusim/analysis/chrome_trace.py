@@ -2,7 +2,8 @@
 ui.perfetto.dev and chrome://tracing open.
 
 The file covers the whole run (or ``window=(start, end)``) within an event budget (``max_events``, default
-:data:`DEFAULT_MAX_EVENTS`, about 20 MB of JSON): what would not fit is *aggregated*, never cut off.
+:data:`DEFAULT_MAX_EVENTS`; an event is about 115 bytes of JSON, so 15.5 MB for transpose_smem at its
+default size): what would not fit is *aggregated*, never cut off.
 
 Always there (aggregated, for every SM):
 
@@ -14,10 +15,12 @@ Always there (aggregated, for every SM):
   (average warps in each state: the states that hold at least 1% of all warp-cycles, the rest as
   ``other``), ``issue slots busy (%)``, ``active warps`` and ``shared memory`` (wavefronts, bank
   conflicts); on the GPU process ``warp states (all SMs)``, ``active warps (all SMs)``, ``DRAM bandwidth
-  (GB/s)`` and ``bank conflicts (all SMs)``.
+  (GB/s)`` and ``bank conflicts (all SMs)``.  These take at most a third of the budget: their bins are
+  widened (a whole multiple of the timeline's) when the run has more bins than fit.
 
-In detail, for as many SMs as the budget allows (SM 0 first, then the SM that finished last, then the
-others in order; ``detail_sms=`` chooses them): per SM sub-partition a thread ``SMSP k issue`` with one
+In detail, for as many SMs as the rest of the budget allows (SM 0 first, then the SM that finished last,
+then the others in order; if neither fits, the SM with the least detail that does; ``detail_sms=`` chooses
+them): per SM sub-partition a thread ``SMSP k issue`` with one
 slice per run of consecutive cycles in which the same warp issued, and per warp a thread ``warp <w>``
 with one slice per merged run of a warp state (Nsight's names).  Which SMs are detailed, and what the
 others show, is written in ``otherData.gpusim.aggregation`` and in each SM's process name.
@@ -39,6 +42,11 @@ WARP_TID_BASE = 1000
 BLOCK_TID_BASE = 100
 #: States below this share of all warp-cycles are summed into "other" in the counter tracks.
 MIN_STATE_SHARE = 0.01
+#: The binned counter tracks take at most this share of the event budget (their bins are widened to fit),
+#: so that the rest holds the detail of at least one SM.
+COUNTER_SHARE = 1 / 3
+#: Counter events per SM and bin (warp states, issue slots, active warps, shared memory), and on the GPU.
+_COUNTERS_PER_SM_BIN, _COUNTERS_GPU_BIN = 4, 4
 
 
 def _issue_runs(iss: dict):
@@ -72,8 +80,9 @@ def chrome_trace_events(tl, *, window: tuple[int, int] | None = None, max_events
     timed.extend(_phase_events(tl, lo, hi))
     block_events, lanes = _block_events(tl, lo, hi)
     timed.extend(block_events)
+    ctl = _counter_timeline(tl, lo, hi, max_events)
     if include_counters:
-        timed.extend(_counter_events(tl, lo, hi))
+        timed.extend(_counter_events(ctl, lo, hi))
     base = len(timed)
 
     # detail: issue runs and warp-state runs, per SM, inside the window
@@ -102,25 +111,39 @@ def chrome_trace_events(tl, *, window: tuple[int, int] | None = None, max_events
     timed.sort(key=lambda te: te[0])
     events = [e for _, e in timed]
     sms_used = sorted({e["pid"] for e in events if e["pid"] != GPU_PID} | set(chosen))
+    detail = ", ".join(map(str, sorted(chosen)))
+    detail = (f"per-issue and per-warp-state slices for SM {detail}" if chosen else
+              f"no SM's per-issue and per-warp-state slices fit (the smallest SM needs "
+              f"{int(per_sm[per_sm > 0].min()) if (per_sm > 0).any() else 0:,} events)")
     aggregation = {
         "detailed_sms": sorted(chosen),
         "binned_sms": [s for s in sms_used if s not in chosen],
-        "bin_cycles": tl.bin_cycles,
+        "bin_cycles": ctl.bin_cycles,
         "max_events": max_events,
         "events": len(events),
         "detail_events_per_sm": {int(s): int(per_sm[s]) for s in sms_used if s < tl.n_sm},
         "description": (f"every SM: its blocks as slices and its warp states, issue rate, active warps and shared "
-                        f"memory binned into counter tracks ({tl.bin_cycles:,} cycles per bin); per-issue and "
-                        f"per-warp-state slices only for SM {', '.join(map(str, sorted(chosen))) or '(none)'} "
+                        f"memory binned into counter tracks ({ctl.bin_cycles:,} cycles per bin); {detail} "
                         f"(the event budget of {max_events:,}: raise it with --max-events, or narrow the cycles "
-                        f"with --window START:END, to see more SMs in detail)"),
+                        f"with --window START:END, to see more SMs in detail and finer bins)"),
     }
     meta = _metadata(tl, used_warps, sms_used, set(chosen), lanes)
     other = {"gpusim": {"kernel": tl.kernel, "gpu": tl.gpu, "cycles": tl.cycles, "clock_mhz": tl.clock_mhz,
                         "time_unit": "1 trace microsecond = 1 SM cycle", "window": [lo, hi],
-                        "bin_cycles": tl.bin_cycles, "launch_cycles": _launch_end(tl),
+                        "bin_cycles": ctl.bin_cycles, "launch_cycles": _launch_end(tl),
                         "aggregation": aggregation}}
     return {"traceEvents": meta + events, "displayTimeUnit": "ns", "otherData": other}
+
+
+def _counter_timeline(tl, lo: int, hi: int, max_events: int):
+    """``tl``, or the same timeline with wider bins (a whole multiple of its own), so that the counter tracks
+    of the window take at most COUNTER_SHARE of ``max_events``."""
+    n_used = int(np.unique(tl.warp_sm[tl.warp_start >= 0]).size)
+    per_bin = _COUNTERS_PER_SM_BIN * n_used + _COUNTERS_GPU_BIN
+    bins = max(1, int(max_events * COUNTER_SHARE) // per_bin)
+    if -(-(hi - lo) // tl.bin_cycles) <= bins:
+        return tl
+    return tl.rebin(-(-(hi - lo) // (bins * tl.bin_cycles)) * tl.bin_cycles)
 
 
 def _choose_sms(tl, per_sm: np.ndarray, budget: int, detail_sms) -> list[int]:
@@ -143,6 +166,11 @@ def _choose_sms(tl, per_sm: np.ndarray, budget: int, detail_sms) -> list[int]:
             break
         chosen.append(s)
         used += int(per_sm[s])
+    if not chosen and (per_sm > 0).any():
+        # neither SM 0 nor the last SM fits: the SM with the least detail that does, if one does
+        s = int(np.argmin(np.where(per_sm > 0, per_sm, np.iinfo(np.int64).max)))
+        if per_sm[s] <= budget:
+            chosen.append(s)
     return chosen
 
 

@@ -132,8 +132,9 @@ def extend_run(run_parser) -> None:
     g.add_argument("--window", type=_window, metavar="START:END",
                    help="only cycles START..END in the trace file")
     g.add_argument("--max-events", type=_positive_int, default=None, metavar="N",
-                   help="event budget of the trace file (default 150,000, about 20 MB): every SM is shown binned "
-                        "and by block; per-issue and per-warp detail for as many SMs as fit")
+                   help="event budget of the trace file (default 150,000: 15.5 MB for transpose_smem's default "
+                        "size): every SM is shown by block and in binned counters (at most a third of the budget); "
+                        "per-issue and per-warp detail for as many SMs as fit")
     g.add_argument("--trace-sms", type=_sm_list, default=None, metavar="LIST",
                    help="the SMs to show in detail in the trace (e.g. 0,5; default: as many as the budget allows)")
 

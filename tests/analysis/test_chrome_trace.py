@@ -63,10 +63,31 @@ def test_budget_aggregates_instead_of_cutting(transpose_run):
     assert end == tl.cycles                                   # the run is covered to its last cycle
     blocks = [e for e in small["traceEvents"] if e.get("cat") == "block"]
     assert len(blocks) == 6 and {e["pid"] for e in blocks} == set(np.unique(tl.warp_sm[tl.warp_start >= 0]).tolist())
+    # the counter tracks cover the whole run in wider bins, within a third of the budget
+    assert agg["bin_cycles"] > tl.bin_cycles and agg["bin_cycles"] % tl.bin_cycles == 0
     states = [e for e in small["traceEvents"] if e["ph"] == "C" and e["name"] == "warp states" and e["pid"] == 0]
-    assert len(states) >= tl.n_bins
+    assert len(states) >= -(-tl.cycles // agg["bin_cycles"]) and states[-1]["ts"] == tl.cycles
+    assert sum(e["ph"] == "C" for e in small["traceEvents"]) <= 2000 / 3 + 20     # + the tracks' closing zeros
     names = {e["args"]["name"] for e in small["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
     assert any("binned counters" in n for n in names) or not agg["binned_sms"]
+
+
+def test_a_budget_too_small_for_sm_0_details_the_sm_that_fits(transpose_run):
+    """SM 0 and the last SM come first; when neither fits, the SM with the least detail that fits is shown."""
+    tl = transpose_run.timeline
+    per_sm = chrome_trace_events(tl)["otherData"]["gpusim"]["aggregation"]["detail_events_per_sm"]
+    smallest = min(per_sm, key=per_sm.get)
+    assert per_sm[smallest] < per_sm[0]
+    first = None
+    for budget in range(per_sm[smallest], per_sm[0] + 10_000, 500):     # the smallest budgets that detail one
+        agg = chrome_trace_events(tl, max_events=budget)["otherData"]["gpusim"]["aggregation"]
+        if agg["detailed_sms"]:
+            first = agg
+            break
+    assert first is not None and first["detailed_sms"] == [smallest]
+    assert first["events"] <= first["max_events"]
+    none = chrome_trace_events(tl, max_events=100)["otherData"]["gpusim"]["aggregation"]
+    assert none["detailed_sms"] == [] and "no SM's per-issue and per-warp-state slices fit" in none["description"]
 
 
 def test_launch_overhead_is_marked(transpose_run):
