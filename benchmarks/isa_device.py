@@ -1,6 +1,6 @@
 """The ISA's edge cases, the .approx functions and FMA contraction, run on the GPU and recorded.
 
-    python benchmarks/isa_device.py [--out $OUT/isa_device.json] [--section NAME ...] [--timeout 120]
+    python benchmarks/isa_device.py [--out $OUT/isa_device.json.gz] [--section NAME ...] [--timeout 120]
 
 Needs CuPy and numpy only (nothing of gpusim): each case is PTX text loaded with ``cupy.RawModule(path=...)``
 from a temporary ``.ptx`` file (the driver's ptxas compiles it with its defaults, ``--fmad=true``), or CUDA C
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gzip
 import json
 import os
 import signal
@@ -202,7 +203,7 @@ def snippet_cases() -> list[dict]:
          {"a": ("f64", _f64s(n, 8)), "b": ("f64", _f64s(n, 9)), "c": ("f64", _f64_cancel(n))},
          {"d": "f64", "e": "f64"}),
     ]
-    return [_snippet(*case) for case in cases + video_probes()]
+    return [_snippet(*case) for case in cases + video_probes() + vmad_probes()]
 
 
 def _snippet(nm: str, body: str, ins: dict, outs: dict) -> dict:
@@ -294,6 +295,48 @@ def video_probes() -> list[tuple]:
     return [("vshl_sat", shl, {"a": ("u32", a), "s": ("u32", s), "c": ("u32", c)}, twenty),
             ("video_op2", op2, pairs, sixteen), ("video_merge_sat", merge, pairs, sixteen),
             ("video_sat_op2", more, pairs, sixteen)]
+
+
+# vmad's a and b: words whose product (as .s32 or .u32) crosses 2^31, 2^32 and 2^63, and bytes/halves at their
+# types' edges; c at the edges, and beside minus the product (where .sat and the carry into bit 32 turn)
+VMAD_WORDS = [0, 1, 2, 0x7F, 0x80, 0xFF, 0x8000, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF,
+              0xFFFFFFFE, 0xC0000000, 0x12345678, 0xFF80807F]
+VMAD_C = [0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFF8000, 0x00004000, 0x80000001]
+# .po and the negations ptxas accepts: -a xor -b (the product), -c, or -a -b -c
+VMAD_SIGNS = [("", "", "", ""), ("", "-", "", ""), ("", "", "-", ""), ("", "-", "-", ""), ("", "", "", "-"),
+              ("", "-", "-", "-"), (".po", "", "", "")]
+VMAD_PARTS = [(".b0", ".b1"), (".h1", ".h0"), (".b3", ""), ("", ".h1")]
+
+
+def vmad_probes(per_case: int = 24) -> list[tuple]:
+    """vmad, which ptxas lowers to a signed 32 x 32 -> 64-bit multiply-add (a whole .u32 word multiplies as
+    .s32, c is sign-extended): every destination, a and b type, with and without .sat, unscaled, .shr7 and
+    .shr15, each negation ptxas accepts and .po, on whole words (``vmad_words_*``) and on bytes and halves
+    (``vmad_parts_*``: each form with one of the selector pairs, in turn), over every pair of VMAD_WORDS with
+    two values of c each: one at the edges, one beside minus the product as .s32 words (-1, 0, +1, +-2^31)."""
+    import itertools
+    forms = [(f"vmad.{dt}.{at}.{bt}{po}{sat}{scale}", na, nb, nc)
+             for (dt, at, bt), sat, scale, (po, na, nb, nc) in itertools.product(
+                 itertools.product(("u32", "s32"), repeat=3), ("", ".sat"), ("", ".shr7", ".shr15"), VMAD_SIGNS)]
+    words = [f"{ins} %{{d}}, {na}%a, {nb}%b, {nc}%c;" for ins, na, nb, nc in forms]
+    parts = [f"{ins} %{{d}}, {na}%a{VMAD_PARTS[k % 4][0]}, {nb}%b{VMAD_PARTS[k % 4][1]}, {nc}%c;"
+             for k, (ins, na, nb, nc) in enumerate(forms)]
+    pa, pb, pc = [], [], []
+    for i, (x, y) in enumerate(itertools.product(VMAD_WORDS, repeat=2)):
+        sx, sy = (v - (1 << 32) if v >> 31 else v for v in (x, y))
+        for near in (VMAD_C[i % len(VMAD_C)], -sx * sy + (-1, 0, 1, 1 << 31, -(1 << 31))[i % 5]):
+            pa.append(x)
+            pb.append(y)
+            pc.append(near & 0xFFFFFFFF)
+    ins = {"a": ("u32", pa), "b": ("u32", pb), "c": ("u32", pc)}
+    out = []
+    for kind, texts in (("words", words), ("parts", parts)):
+        for n, k in enumerate(range(0, len(texts), per_case)):
+            chunk = texts[k:k + per_case]
+            names = [f"v{j}" for j in range(len(chunk))]
+            out.append((f"vmad_{kind}_{n}", " ".join(t.format(d=d) for t, d in zip(chunk, names)), ins,
+                        {d: "u32" for d in names}))
+    return out
 
 
 def _member_masks(s, limit):
@@ -754,9 +797,21 @@ def provenance(cp) -> dict:
     return info
 
 
+def write_record(path, record: dict) -> None:
+    """The record as compact JSON, gzip-compressed when the name ends in .gz (the committed one: 11 MB of
+    JSON, 1.8 MB compressed)."""
+    data = json.dumps(record, separators=(",", ":")).encode()
+    Path(path).write_bytes(gzip.compress(data, mtime=0) if str(path).endswith(".gz") else data)
+
+
+def read_record(path) -> dict:
+    data = Path(path).read_bytes()
+    return json.loads(gzip.decompress(data) if str(path).endswith(".gz") else data)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "isa_device.json"))
+    ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", "."), "isa_device.json.gz"))
     ap.add_argument("--section", action="append", choices=("snippets", "kernels", "approx", "fma"))
     ap.add_argument("--approx-n", type=int, default=4096, help="inputs per .approx function")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per section")
@@ -767,7 +822,7 @@ def main(argv=None) -> int:
         record = {"provenance": {"dry_run": True}, "sections": {
             "snippets": snippet_cases(), "kernels": kernel_cases(), "approx": approx_cases(a.approx_n),
             "fma": fma_cases(nvcc_ptx)}}
-        Path(a.out).write_text(json.dumps(record, separators=(",", ":")))
+        write_record(a.out, record)
         print(f"wrote {a.out}: " + ", ".join(f"{k} {len(v)}" for k, v in record["sections"].items()))
         return 0
     import cupy as cp
@@ -796,7 +851,7 @@ def main(argv=None) -> int:
         print(f"{section:9s} {ok}/{len(done)} cases ran in {time.time() - t0:.1f} s"
               + "".join(f"\n    {c['name']}: {c['error']}" for c in done if "error" in c))
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(record, separators=(",", ":")))
+    write_record(a.out, record)
     print(f"wrote {a.out} ({Path(a.out).stat().st_size / 1e6:.1f} MB) on {record['provenance']['gpu']}")
     return 0
 

@@ -1,18 +1,18 @@
 """The scalar video instructions as ptxas lowers them, against the emulator.
 
     python benchmarks/video_lowering.py [--inputs 200] [--only vshl] [--nvdisasm PATH] [--record JSON]
+                                        [--record-only]
 
 sm_90 has no video hardware: ptxas turns each scalar video instruction (vadd vsub vabsdiff vmin vmax vshl vshr
-vset) into a few 64-bit integer instructions, and the GPU runs those.  This script writes one kernel per form
-(operation, the three types, .sat, .add/.min/.max or a merge into d.sel, part selectors: 4,640 forms), compiles
-them with the local ``ptxas -arch=sm_90``, disassembles with ``nvdisasm``, and runs each kernel's SASS in a small
-interpreter (the dozen opcodes that appear: PRMT, IADD3, IMAD, LEA.HI.X.SX32, SHF, LOP3, ISETP, SEL) on the same
-inputs as ``gpusim.functional.inst_int.scalar_video_lane``; it prints how many outputs differ.  With
-``--record`` it first checks the interpreter itself against the H100's outputs in
-``tests/golden/h100/isa/isa_device.json`` (every scalar video instruction of its snippets).
-
-vmad is not among the forms: ptxas's lowering of it departs from the pseudo-code the emulator follows (a .u32
-product kept to 32 bits before .shr7/.shr15, its .sat), and no H100 record has measured vmad there yet.
+vset vmad) into a few 64-bit integer instructions, and the GPU runs those.  This script writes one kernel per
+form (operation, the three types, .sat, .add/.min/.max or a merge into d.sel, part selectors; vmad's .shr7/.shr15,
+its negations and .po: 6,320 forms), compiles them with the local ``ptxas -arch=sm_90``, disassembles with
+``nvdisasm``, and runs each kernel's SASS in a small interpreter (the dozen opcodes that appear: PRMT, IADD3,
+IMAD, LEA.HI.X.SX32, SHF, LOP3, ISETP, SEL) on the same inputs as
+``gpusim.functional.inst_int.scalar_video_lane``; it prints how many outputs differ.  With ``--record`` it first
+runs every scalar video instruction of the snippets of ``tests/golden/h100/isa/isa_device.json.gz`` on the record's
+inputs: the interpreter against the H100's outputs, and the emulator against the interpreter (a record of
+``benchmarks/isa_device.py --dry-run``, without outputs, gives the interpreter's prediction of new probes).
 
 Needs ptxas (CUDA 12+) and nvdisasm (on PATH, or the ``nvidia-cuda-nvdisasm`` wheel's, or ``--nvdisasm``); no GPU.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import gzip
 import json
 import random
 import re
@@ -61,7 +62,18 @@ def forms() -> list[str]:
     for (at, bt), cmp in itertools.product(itertools.product(TYPES, repeat=2), ("eq", "ne", "lt", "le", "gt", "ge")):
         for a, b in (("", ""), (".b0", ".h1")):
             with_ends(f"vset.{at}.{bt}.{cmp}", a, b)
+    # vmad: no .add/.min/.max and no d.sel; the negations ptxas takes ((-a xor -b) or -c; none with .po)
+    for (dt, at, bt), sat, scale in itertools.product(itertools.product(TYPES, repeat=3), ("", ".sat"),
+                                                      ("", ".shr7", ".shr15")):
+        for po, (na, nb, nc) in VMAD_SIGNS:
+            for a, b in (("", ""), (".b0", ".b1"), (".h1", ".h0"), (".b3", ""), ("", ".h1")):
+                out.append(f"vmad.{dt}.{at}.{bt}{po}{sat}{scale} %d, {na}%a{a}, {nb}%b{b}, {nc}%c;")
     return out
+
+
+# vmad's .po and the negations ptxas accepts: -a xor -b (the product), or -c, or both product signs and -c
+VMAD_SIGNS = [("", ("", "", "")), ("", ("-", "", "")), ("", ("", "-", "")), ("", ("-", "-", "")),
+              ("", ("", "", "-")), ("", ("-", "-", "-")), (".po", ("", "", ""))]
 
 
 def module(instructions: list[str]) -> str:
@@ -239,11 +251,15 @@ def inputs(rng: random.Random, n: int, shift: bool) -> list[tuple[int, int, int]
     return [(pick(WORDS, 0.8), pick(SHIFTS if shift else WORDS, 0.8), pick(WORDS, 0.7)) for _ in range(n)]
 
 
-def check_record(path: Path, nvdisasm: str) -> tuple[int, int]:
-    """The interpreter on every scalar video instruction of the record's snippets: (outputs that differ, all)."""
-    rec = json.loads(path.read_text())
-    pattern = (r"(v(?:add|sub|absdiff|min|max|shl|shr|set))\.([\w.]+)\s+%(\w+)(\.[bh]\d)?,\s*%(\w+)(\.[bh]\d)?,"
-               r"\s*%(\w+)(\.[bh]\d)?(?:,\s*%(\w+))?;")
+def check_record(path: Path, nvdisasm: str) -> dict[str, tuple[int, int]]:
+    """Every scalar video instruction of the record's snippets (vmad included), on the record's inputs: the
+    interpreter against the H100's outputs, and the emulator against the interpreter, per operation: {op:
+    (interpreter outputs that differ from the H100's, H100 outputs, emulator outputs that differ from the
+    interpreter's, outputs)}.  A record made with ``benchmarks/isa_device.py --dry-run`` (no outputs) gives the
+    interpreter's prediction of the probes: only the emulator is compared then."""
+    rec = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes())
+    pattern = (r"(v(?:add|sub|absdiff|min|max|shl|shr|set|mad))\.([\w.]+)\s+%(\w+)(\.[bh]\d)?,\s*(-?)%(\w+)"
+               r"(\.[bh]\d)?,\s*(-?)%(\w+)(\.[bh]\d)?(?:,\s*(-?)%(\w+))?;")
     jobs = []
     for case in rec["sections"]["snippets"]:
         names = case.get("out_names") or []
@@ -252,15 +268,28 @@ def check_record(path: Path, nvdisasm: str) -> tuple[int, int]:
         words = {p: [int(x, 16) for x in case["args"][i]["array"]] for i, p in enumerate(params)
                  if case["args"][i]["type"] in ("u32", "b32", "s32")}
         for m in re.finditer(pattern, case["ptx"]):
-            op, mods, d, dsel, a, asel, b, bsel, c = m.groups()
+            op, mods, d, dsel, na, a, asel, nb, b, bsel, nc, c = m.groups()
             if d not in names or a not in words or b not in words or (c and c not in words):
                 continue
-            ins = f"{op}.{mods} %d{dsel or ''}, %a{asel or ''}, %b{bsel or ''}" + (", %c;" if c else ";")
-            out = [int(x, 16) for x in case["outputs"][str(k0 + names.index(d))]]
-            jobs.append((ins, words[a], words[b], words[c] if c else [0] * len(out), out))
+            ins = f"{op}.{mods} %d{dsel or ''}, {na}%a{asel or ''}, {nb}%b{bsel or ''}" + (f", {nc}%c;" if c else ";")
+            n = len(words[a])
+            out = [int(x, 16) for x in case["outputs"][str(k0 + names.index(d))]] if "outputs" in case else None
+            jobs.append((ins, words[a], words[b], words[c] if c else [0] * n, out))
     codes = lowered([j[0] for j in jobs], nvdisasm)
-    bad = sum(Sass(x, y, z).run(code) != o for (_, *cols), code in zip(jobs, codes) for x, y, z, o in zip(*cols))
-    return bad, sum(len(j[4]) for j in jobs)
+    kernels = parse_ptx(module([j[0] for j in jobs])).kernels
+    counts: dict[str, list[int]] = {}
+    for i, ((text, xs, ys, zs, outs), code) in enumerate(zip(jobs, codes)):
+        ins = next(x for x in kernels[f"k{i}"].instructions if x.base.startswith("v"))
+        lane = scalar_video_lane(ins.base, ins.types, ins.mods, ins.vsel or {})
+        row = counts.setdefault(ins.base, [0, 0, 0, 0])
+        for k, (x, y, z) in enumerate(zip(xs, ys, zs)):
+            want = Sass(x, y, z).run(code)
+            if outs is not None:
+                row[0] += want != outs[k]
+                row[1] += 1
+            row[2] += lane(x, y, z) != want
+            row[3] += 1
+    return {op: tuple(v) for op, v in sorted(counts.items())}
 
 
 def main(argv=None) -> int:
@@ -269,12 +298,24 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="", help="only the forms whose text contains this")
     ap.add_argument("--nvdisasm", help="path of nvdisasm")
     ap.add_argument("--record", type=Path, help="first check the interpreter against this H100 record")
+    ap.add_argument("--record-only", action="store_true", help="with --record: only the record, not the forms")
     ap.add_argument("--show", type=int, default=20, help="forms that differ to print (default 20)")
     a = ap.parse_args(argv)
     nvdisasm = find_nvdisasm(a.nvdisasm)
     if a.record:
-        bad, total = check_record(a.record, nvdisasm)
-        print(f"interpreter vs the H100 record: {bad} of {total} scalar video outputs differ")
+        counts = check_record(a.record, nvdisasm)
+        for op, (bad, total, emu_bad, n) in counts.items():
+            h100 = f"interpreter vs the H100 {bad} of {total} differ" if total else "no H100 outputs (a dry run)"
+            print(f"  record {op:9s} {n:7d} outputs: {h100}; emulator vs interpreter {emu_bad} differ")
+        bad, total = sum(v[0] for v in counts.values()), sum(v[1] for v in counts.values())
+        emu_bad, n = sum(v[2] for v in counts.values()), sum(v[3] for v in counts.values())
+        print(f"interpreter vs the H100 record: {bad} of {total} scalar video outputs differ; "
+              f"emulator vs interpreter on the record's inputs: {emu_bad} of {n}")
+        if a.record_only:
+            return 1 if bad or emu_bad else 0
+        record_bad = bad + emu_bad
+    else:
+        record_bad = 0
     t0 = time.time()
     texts = [f for f in forms() if a.only in f]
     codes = lowered(texts, nvdisasm)
@@ -296,7 +337,7 @@ def main(argv=None) -> int:
           f"{total} outputs differ in {len(differ)} forms ({time.time() - t0:.0f} s)")
     for text, n in sorted(differ.items(), key=lambda kv: -kv[1])[:a.show]:
         print(f"  {n:4d}  {text:55s} {examples[text]}")
-    return 1 if differ else 0
+    return 1 if differ or record_bad else 0
 
 
 if __name__ == "__main__":

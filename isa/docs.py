@@ -96,19 +96,19 @@ outside; `tanh.approx.f32`: 2^-10.987 relative); the table below gives the measu
 results.  `min`/`max` return the non-NaN operand (`.NaN` propagates NaN).  Float -> int `cvt` saturates, and
 NaN converts to 0.  An f16/bf16 result that is NaN is the canonical 0x7FFF, as the H100 writes it.
 
-**Checked against the H100.** `benchmarks/isa_device.py` ran 30 snippets of edge cases (integer, bit, warp,
+**Checked against the H100.** `benchmarks/isa_device.py` ran 58 snippets of edge cases (integer, bit, warp,
 video, 16- and 8-bit float instructions), 10 kernels (atomics of every type, 16-bit float min/max atomics,
 cp.async, 32-bit address wrap-around, mbarrier, device functions), 15 `.approx` cases and 5 FMA-contraction
 kernels through CuPy on an H100 80GB HBM3 (driver 580.159.04, CUDA 13.0, CuPy 14.2.0, SM clock 1980 MHz
-max; 2026-11-22); `tests/golden/h100/isa/isa_device.json` keeps the PTX, inputs and outputs, and
-`tests/hw/test_isa_device.py` reruns them in the emulator: bit for bit (all 190,208 snippet outputs), except
+max; 2026-11-22); `tests/golden/h100/isa/isa_device.json.gz` keeps the PTX, inputs and outputs, and
+`tests/hw/test_isa_device.py` reruns them in the emulator: bit for bit (all 534,272 snippet outputs), except
 the order-dependent results of atomics and mbarrier arrivals (compared as multisets).  Where the H100 and a
 plain reading of the PTX ISA's pseudo-code differ, gpusim follows the H100: a warp's lanes that run one plain
 `mbarrier.arrive` arrive together (each gets the state from before the warp's arrival), and the scalar video
 instructions (below).  `st.async`/`red.async` are not checked there: the PTX ISA defines them only in a
 cluster of more than one CTA, which a CuPy launch does not make.
 
-**Scalar video instructions** (`vadd vsub vabsdiff vmin vmax vshl vshr vset`) have no hardware of their own
+**Scalar video instructions** (`vadd vsub vabsdiff vmin vmax vshl vshr vset vmad`) have no hardware of their own
 on sm_90: ptxas lowers each to 64-bit integer code, and that code is what the GPU runs, so gpusim follows
 it (`scalar_video_lane` in `gpusim/functional/inst_int.py`): a shift's `.sat` and merge see the signed
 34-bit intermediate (`-87 << 32` is +2^32: `.sat` gives 0x7FFFFFFF); `.sat` to `.u32` clamps only below
@@ -116,12 +116,20 @@ it (`scalar_video_lane` in `gpusim/functional/inst_int.py`): a shift's `.sat` an
 it or negative; `d.h1` keeps the result's upper half; the secondary `.min`/`.max` compare at 64 bits, c
 extended by d's type (vset: a's), against the exact result of vabsdiff/vmin/vmax and of an unsaturated
 shift, and against the low 32 bits sign-extended of vadd/vsub and of a saturated result (so 0 + 0x80000000
-is above c = 0xFFFFFFFF for a `.u32` d).  The H100 record checks these on 148,480 outputs of probes
-(shift amounts 0..40 and beyond, every operand type, c at the edges and beside the result), and
-`python benchmarks/video_lowering.py` (needs ptxas and nvdisasm) runs ptxas's lowering of all 4,640 forms
-(operation, types, `.sat`, `.add/.min/.max` or `d.sel`, part selectors) in a small interpreter of the SASS it
-emits against the emulator: the interpreter gives the H100's bits on all 160,000 recorded scalar video
-outputs, and the emulator the interpreter's on 928,000 inputs (200 per form).
+is above c = 0xFFFFFFFF for a `.u32` d).  `vmad` is one signed 32 x 32 -> 64-bit multiply-add: a whole
+`.u32` word multiplies as `.s32` (a byte or half is extended by its type), c is sign-extended whatever the
+types, the sum wraps at 64 bits, `.shr7`/`.shr15` shift all 64 bits (arithmetically when the result is
+signed: an `.s32` type or a negation), and `.sat` to `.u32` clamps the 64-bit sum as a signed value
+(`vmad.u32.u32.u32.sat` of 0xFFFFFFFF x 2 is 0, not 0xFFFFFFFF; `.shr7` of it is 0xFFFFFFFF); ptxas rejects
+-a or -b together with -c, and a negation with `.po`, and so does gpusim.  The H100 record checks these on
+148,480 outputs of probes (shift amounts 0..40 and beyond, every operand type, c at the edges and beside the
+result) and 344,064 of vmad (every type, `.sat`, `.shr7`/`.shr15`, each negation and `.po`, words and
+parts; 16 x 16 edge words, c at the edges and beside minus the product), and
+`python benchmarks/video_lowering.py` (needs ptxas and nvdisasm) runs ptxas's lowering of all 6,320 forms
+(operation, types, `.sat`, `.add/.min/.max` or `d.sel`, part selectors; vmad's scale, negations and `.po`)
+in a small interpreter of the SASS it emits against the emulator: the interpreter gives the H100's bits on
+all 504,320 recorded scalar video outputs (344,320 of vmad), and the emulator the interpreter's on 1,264,000
+inputs (200 per form).
 
 The `.approx` functions, emulator against the H100 on the same inputs (`python -m pytest -s -q
 tests/hw/test_isa_device.py -k approx` prints these rows): the largest absolute and relative difference,

@@ -254,6 +254,21 @@ class InstructionParser:
             kind = shape[k].rstrip("?")
             ops.append(self.operand(ins, k, kind, r))
         ins.operands = tuple(ops)
+        if base == "vmad":
+            self.check_vmad(ins, op_tok)
+
+    def check_vmad(self, ins: Instruction, op_tok):
+        """The operand forms ptxas takes for vmad (the others it rejects, and so does gpusim)."""
+        sel, p = ins.vsel or {}, self.p
+        negs = {k for k in ("1", "2", "3") if f"neg{k}" in sel}
+        if ("1" in negs) != ("2" in negs) and "3" in negs:
+            raise p.error(f"'{ins.opcode}': negate either the product (-a or -b) or c, not both", op_tok)
+        if negs and "po" in ins.mods:
+            raise p.error(f"'{ins.opcode}': .po (a*b + c + 1) takes no negated operand", op_tok)
+        if "3" in sel:
+            raise p.error(f"'{ins.opcode}': c takes no part selector (.b0-.b3, .h0, .h1)", op_tok)
+        if "shr7" in ins.mods and "shr15" in ins.mods:
+            raise p.error(f"'{ins.opcode}': one of .shr7 and .shr15", op_tok)
 
     def expected_type(self, ins: Instruction, k: int, kind: str) -> str:
         """The PTX type an operand is read or written as."""

@@ -439,8 +439,10 @@ _add(OpSpec("vshl", I32, "d a b c?", "scalar video: t = a << b (b: .u32; .clamp 
             "vadd", _fixed(*ALU), ("sat", "add", "min", "max", "clamp", "wrap"), "arithmetic", ntypes=3),
      OpSpec("vshr", I32, "d a b c?", "scalar video: t = a >> b (arithmetic for a .s32), then as vadd", _fixed(*ALU),
             ("sat", "add", "min", "max", "clamp", "wrap"), "arithmetic", ntypes=3),
-     OpSpec("vmad", I32, "d a b c", "scalar video: d = (+-a * +-b + +-c) >> .shr7/.shr15, .po: a*b + c + 1; .sat "
-            "clamps to 32 bits", _fixed(U.INT, L.IMAD), ("sat", "shr7", "shr15", "po"), "arithmetic", ntypes=3),
+     OpSpec("vmad", I32, "d a b c", "scalar video: d = (+-a * +-b + +-c) >> .shr7/.shr15 (.po: a*b + c + 1) in "
+            "64 bits, as ptxas lowers it: a whole word multiplies as .s32, c is sign-extended; .sat clamps to "
+            ".s32 (signed types or a negation) or, the sum taken as signed, to .u32", _fixed(U.INT, L.IMAD),
+            ("sat", "shr7", "shr15", "po"), "arithmetic", ntypes=3),
      OpSpec("vset", I32, "d a b c?", "scalar video compare: t = a CMP b ? 1 : 0 (.eq .ne .lt .le .gt .ge), then "
             "op2 or merge as vadd", _fixed(*ALU), ("eq", "ne", "lt", "le", "gt", "ge", "add", "min", "max"),
             "comparison", ntypes=2))

@@ -359,9 +359,9 @@ def scalar_video_lane(op: str, types: tuple, mods, sel: dict):
     scalar_video, video_merge_*, vshl_sat, video_op2, video_sat_op2 in ``tests/hw/test_isa_device.py``; every
     form against ptxas's SASS: ``benchmarks/video_lowering.py``): a shift's .sat and merge see the signed 34-bit
     intermediate; .sat to .u32 clamps only below; .sat into a part gives the part's largest value for a
-    result above it or negative; d.h1 keeps the result's upper half; .min/.max compare at 64 bits (below).
-    vmad is the pseudo-code's: ptxas's lowering of it departs from that too (a .u32 x .u32 product kept to 32
-    bits before .shr7/.shr15, .sat; 200 of 528 forms differ), which no H100 record has measured yet."""
+    result above it or negative; d.h1 keeps the result's upper half; .min/.max compare at 64 bits (below);
+    vmad computes in 64 bits with a word operand taken as .s32 and c sign-extended, whatever their types
+    (``vmad`` below; the record's case vmad_*)."""
     is_set = op == "vset"
     dtype, atype, btype = ("u32", *types) if is_set else types
     asel, bsel, dsel = sel.get("1"), sel.get("2"), sel.get("0")
@@ -375,25 +375,37 @@ def scalar_video_lane(op: str, types: tuple, mods, sel: dict):
         lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
         return max(lo, min(hi, v))
 
+    def vmad(a, b, c):
+        # ptxas's lowering (which the H100 runs, not the PTX ISA's pseudo-code): one signed 32 x 32 -> 64-bit
+        # multiply-add (IMAD.WIDE), so a whole-word operand multiplies as .s32 even when its type is .u32 (a
+        # byte or half is extended by its type), and c is sign-extended whatever the types; the sum wraps at 64
+        # bits.  -(a*b) is ~(a*b) + 1; -c is ~c + 1 (c inverted before its extension); .po adds 1.
+        na, nb, nc = "neg1" in sel, "neg2" in sel, "neg3" in sel
+        signed = atype == "s32" or btype == "s32" or (na ^ nb) or nc
+        prod = _part(a, atype == "s32" or not asel, asel) * _part(b, btype == "s32" or not bsel, bsel)
+        cc = _part(c, True, None)
+        if "po" in mods:
+            prod += 1
+        elif na ^ nb:
+            prod = -prod
+        elif nc:
+            cc = -cc
+        t = (prod + cc) & ((1 << 64) - 1)
+        if signed and t >> 63:
+            t -= 1 << 64
+        # .shr7/.shr15 shift all 64 bits: arithmetically when the result is signed, else logically
+        t >>= 7 if "shr7" in mods else 15 if "shr15" in mods else 0
+        if "sat" in mods and not signed and t >> 63:
+            t = 0               # .u32: the 64-bit value is clamped as a signed one (a "negative" sum gives 0)
+        elif "sat" in mods:
+            t = clamp(t, 32, signed)
+        return t & 0xFFFFFFFF
+
     def one(a, b, c):
         ta = _part(a, atype == "s32", asel)
         tb = _part(b, btype == "s32" and op not in ("vshl", "vshr"), bsel)
         if op == "vmad":
-            na, nb, nc = ("neg1" in sel), ("neg2" in sel), ("neg3" in sel)
-            signed = atype == "s32" or btype == "s32" or (na ^ nb) or nc
-            tmp, lsb = ta * tb, 0
-            cc = _part(c, signed, None) if signed else int(c) & 0xFFFFFFFF
-            if "po" in mods:
-                lsb = 1
-            elif na ^ nb:
-                tmp, lsb = ~tmp, 1
-            elif nc:
-                cc, lsb = ~cc, 1
-            tmp = tmp + cc + lsb
-            tmp >>= 7 if "shr7" in mods else 15 if "shr15" in mods else 0
-            if "sat" in mods:
-                tmp = clamp(tmp, 32, signed)
-            return tmp & 0xFFFFFFFF
+            return vmad(a, b, c)
         shifted = op in ("vshl", "vshr")
         if shifted:
             tb = min(tb, 32) if "clamp" in mods else tb & 31

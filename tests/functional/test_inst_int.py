@@ -441,3 +441,59 @@ def test_scalar_video_secondary_min_max_of_a_shift_compare_its_exact_value():
     assert o["d"][0] == 0x8048BED6               # 0x80 << 27 = 2^34 (not 0 at 34 bits) is above c
     assert o["e"][1] == 0xFFFFFFFE               # -33 >> 1 = -17 is 2^64 - 17 as a .u32 d's 64-bit value
     assert o["f"][2] == 0                        # 2 << 32 = 2^33 > 1: its low bits
+
+
+# vmad as the H100 runs it: ptxas lowers it to one signed 32 x 32 -> 64-bit multiply-add (the record's cases
+# vmad_words_* and vmad_parts_*, tests/hw/test_isa_device.py), not the PTX ISA's pseudo-code
+def test_vmad_multiplies_a_whole_u32_word_as_s32_and_shifts_all_64_bits():
+    rows = [(0xFFFFFFFF, 2, 0), (0x80000000, 0x80000000, 0), (0xFF, 0xFFFFFFFF, 0)]
+    o = _lanes("vmad.u32.u32.u32.shr7 %d, %a, %b, %c; vmad.u32.u32.u32.shr15 %e, %a.b0, %b, %c; "
+               "vmad.s32.s32.s32.shr7 %f, %a, %b, %c;", rows, "def")
+    # -1 * 2 = -2 = 0xFFFF_FFFF_FFFF_FFFE, shifted logically (.u32): 0x01FF_FFFF_FFFF_FFFF (not 0x1_FFFF_FFFE >> 7)
+    assert o["d"][0] == 0xFFFFFFFF
+    assert o["d"][1] == (1 << 62 >> 7) & 0xFFFFFFFF == 0          # (-2^31)^2 = 2^62: its low bits
+    # a.b0 = 255 (a byte is extended by its type), b = -1 as a word: -255 >> 15 logically
+    assert o["e"][2] == ((-255 & (2 ** 64 - 1)) >> 15) & 0xFFFFFFFF == 0xFFFFFFFF
+    assert o["f"][0] == (-2 >> 7) & 0xFFFFFFFF == 0xFFFFFFFF       # .s32: arithmetic
+
+
+def test_vmad_sign_extends_c_whatever_the_types():
+    o = _lanes("vmad.u32.u32.u32.shr15 %d, %a, %b, %c; vmad.u32.u32.u32 %e, %a, %b, %c;",
+               [(1, 0, 0x80000000), (3, 5, 0xFFFFFFFF)], "de")
+    # c = 0x80000000 is -2^31: 0xFFFF_FFFF_8000_0000 >> 15 keeps ones above bit 16 (the pseudo-code: 0x10000)
+    assert o["d"][0] == 0xFFFF0000
+    assert o["e"][1] == 14                                         # unscaled: the low 32 bits, 15 - 1
+
+
+def test_vmad_u32_sat_clamps_the_64_bit_sum_as_a_signed_value():
+    rows = [(0xFFFFFFFF, 2, 0), (0x7FFFFFFF, 4, 0), (3, 5, 0xFFFFFFF0), (3, 5, 7)]
+    o = _lanes("vmad.u32.u32.u32.sat %d, %a, %b, %c; vmad.s32.s32.s32.sat %e, %a, %b, %c;", rows, "de")
+    assert o["d"][0] == 0                        # -1 * 2 = -2: below 0 (the pseudo-code: 2^33 - 2 -> 0xFFFFFFFF)
+    assert o["d"][1] == 0xFFFFFFFF               # 2^33 - 4: above
+    assert o["d"][2] == 0                        # 15 + (c = -16) = -1
+    assert o["d"][3] == 22
+    assert o["e"][1] == 0x7FFFFFFF and o["e"][2] == 0xFFFFFFFF
+
+
+def test_vmad_negations_and_po():
+    rows = [(3, 5, 7), (0x10, 0x20, 0x100)]
+    o = _lanes("vmad.s32.s32.s32 %d, -%a, %b, %c; vmad.s32.s32.s32 %e, %a, %b, -%c; "
+               "vmad.s32.s32.s32 %f, -%a, -%b, -%c; vmad.u32.u32.u32.po %g, %a, %b, %c; "
+               "vmad.u32.u32.u32.sat %h, %a, -%b, %c; vmad.u32.u32.u32.shr7 %k, %a, %b, -%c;", rows, "defghk")
+    assert o["d"][0] == 7 - 15 & 0xFFFFFFFF      # -(a*b) + c
+    assert o["e"][0] == 15 - 7                   # a*b - c
+    assert o["f"][0] == 15 - 7                   # the product's signs cancel: -c alone
+    assert o["g"][0] == 15 + 7 + 1               # .po: a*b + c + 1
+    assert o["h"][1] == 0x100 - 0x200 & 0xFFFFFFFF     # a negation makes the result signed: -256, not 0
+    assert o["k"][1] == (0x200 - 0x100) >> 7     # signed: an arithmetic shift of 256
+
+
+@pytest.mark.parametrize("body, message", [
+    ("vmad.u32.u32.u32 %d, -%a, %b, -%c;", "negate either the product"),
+    ("vmad.u32.u32.u32.po %d, %a, %b, -%c;", r"\.po .* takes no negated operand"),
+    ("vmad.u32.u32.u32 %d, %a, %b, %c.b0;", "c takes no part selector"),
+    ("vmad.u32.u32.u32.shr7.shr15 %d, %a, %b, %c;", r"one of \.shr7 and \.shr15"),
+])
+def test_vmad_forms_ptxas_rejects_are_errors(body, message):
+    with pytest.raises(PtxError, match=message):
+        run_snippet(body, {x: ([1] * 32, "u32") for x in "abc"}, {"d": "u32"})

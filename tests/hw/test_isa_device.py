@@ -1,6 +1,6 @@
 """The ISA against the H100: ``benchmarks/isa_device.py``'s record, rerun in the emulator.
 
-The record (``tests/golden/h100/isa/isa_device.json``, made on the device with ``python
+The record (``tests/golden/h100/isa/isa_device.json.gz``, made on the device with ``python
 benchmarks/isa_device.py``) keeps each case's PTX, launch, inputs and the GPU's outputs.  Here each case runs
 in the emulator on the same PTX and inputs and must give the same bits (the integer, bit, warp, atomic,
 cp.async, device-function and FMA-contraction cases), or, for the ``.approx`` functions, stay within the
@@ -24,7 +24,7 @@ import pytest
 import gpusim
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORD = ROOT / "tests" / "golden" / "h100" / "isa" / "isa_device.json"
+RECORD = ROOT / "tests" / "golden" / "h100" / "isa" / "isa_device.json.gz"
 _spec = importlib.util.spec_from_file_location("isa_device", ROOT / "benchmarks" / "isa_device.py")
 isa_device = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(isa_device)
@@ -74,14 +74,14 @@ def emulate(case: dict) -> dict[str, np.ndarray]:
 def _record():
     if not RECORD.exists():
         pytest.skip(f"no device record yet ({RECORD.relative_to(ROOT)}): run benchmarks/isa_device.py on the GPU")
-    return json.loads(RECORD.read_text())
+    return isa_device.read_record(RECORD)
 
 
 def _cases(section: str):
     if not RECORD.exists():
         return [pytest.param(None, marks=pytest.mark.skip(reason="no device record yet: run "
                                                                  "benchmarks/isa_device.py on the GPU"))]
-    rec = json.loads(RECORD.read_text())
+    rec = isa_device.read_record(RECORD)
     return [pytest.param(c, id=c["name"]) for c in rec["sections"].get(section, []) if "outputs" in c]
 
 
