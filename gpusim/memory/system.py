@@ -41,7 +41,12 @@ class MemorySystem:
 
     What-ifs (:mod:`gpusim.timing.idealize`): ``unlimited_dram`` serves every DRAM burst at the idle-bank
     latency (:class:`~gpusim.memory.dram.UnlimitedDram`); ``atomics_serialise=False`` lets atomics to one
-    word proceed without waiting for each other.
+    word proceed without waiting for each other; ``latency_free_reads`` takes the fixed latency out of every
+    read that misses L1 (or the constant cache): the crossbar's traversal (both ways), the L2 slice's
+    pipeline, the far partition's extra cycles, the DRAM controller's overhead and the DRAM's idle-bank read
+    time are zero, while every port, slice, MSHR, DRAM bank and the DRAM bus is held as long as before, so a
+    read's data is usable the L1 hit latency plus its queueing after its tag stage.  Stores and atomics keep
+    their latency.
 
     Simplifies: everything is computed at issue, arithmetically (per-port/per-bank next-free cycles, cache
     state updated at request time); ``access`` must be called in nondecreasing ``now``.  Requests arrive
@@ -50,7 +55,8 @@ class MemorySystem:
     invalidated by other SMs' stores).
     """
 
-    def __init__(self, gpu, observer=None, *, unlimited_dram: bool = False, atomics_serialise: bool = True) -> None:
+    def __init__(self, gpu, observer=None, *, unlimited_dram: bool = False, atomics_serialise: bool = True,
+                 latency_free_reads: bool = False) -> None:
         spec = gpu.memory
         self.gpu = gpu
         self.spec = spec
@@ -63,6 +69,9 @@ class MemorySystem:
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
         self.dram = (UnlimitedDram if unlimited_dram else DramController)(spec.dram, observer)
         self.atomics_serialise = atomics_serialise
+        self.latency_free_reads = latency_free_reads
+        # what a read's crossbar trips lose with latency_free_reads (each way)
+        self._read_icnt_cut = spec.interconnect.latency_cycles if latency_free_reads else 0
         self.dram_mhz = spec.dram.clock_mhz
         self._ck_per_core = self.dram_mhz / self.core_mhz
         self._core_per_ck = self.core_mhz / self.dram_mhz
@@ -71,6 +80,7 @@ class MemorySystem:
         if self.dram_overhead < 0:
             raise ConfigError(f"memory.dram.latency_cycles: {spec.dram.latency_cycles} is below the L2 near hit "
                               f"latency plus the DRAM core read ({core_read} SM cycles at {self.core_mhz} MHz)")
+        self._dram_idle_read_ck = self.dram.closed_row_read_ck()
         self.sm_partition = [s * l2.partitions // self.n_sm for s in range(self.n_sm)]
         self.slice_partition = [s * l2.partitions // l2.slices for s in range(l2.slices)]
         self._shared_wpc = spec.shared.wavefronts_per_cycle
@@ -218,28 +228,40 @@ class MemorySystem:
     def _l2_read(self, t, sm, sector) -> int:
         """Load-to-use cycle of one sector missed in L1 at cycle ``t``."""
         sl = self.slice_of(sector)
-        arrive = self.icnt.to_slice(t, sm, sl, 0)
+        cut = self._read_icnt_cut
+        arrive = self.icnt.to_slice(t, sm, sl, 0) - cut
         tag = max(arrive, self.slice_free[sl])
         self.slice_free[sl] = tag + 32 / self.spec.l2.bytes_per_cycle_per_slice
         self.l2_reads += 1
-        data = self._l2_data(tag, sector, sl)
-        if self.sm_partition[sm] != self.slice_partition[sl]:
-            data += self.far_extra
-        back = self.icnt.to_sm(data, sl, sm, 32)
+        if self.latency_free_reads:
+            data = self._l2_data(tag, sector, sl, latency_free=True)
+        else:
+            data = self._l2_data(tag, sector, sl)
+            if self.sm_partition[sm] != self.slice_partition[sl]:
+                data += self.far_extra
+        back = self.icnt.to_sm(data, sl, sm, 32) - cut
         return math.ceil(back) + self.spec.l1.hit_latency_cycles
 
-    def _l2_data(self, tag, sector, sl) -> float:
-        """Cycle a sector's data leaves slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss)."""
+    def _l2_data(self, tag, sector, sl, latency_free: bool = False) -> float:
+        """Cycle a sector's data leaves slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss);
+        ``latency_free``: without the slice's pipeline latency and the DRAM's fixed latency (see the class
+        docstring)."""
         l2 = self._l2(sl)
         r = l2.probe(int(tag), sector)
         if r < 0:
             m = l2.mshr_start(int(tag))
-            done_ck = self.dram.access(int((m + self.dram_overhead) * self._ck_per_core), sector * 32, False)
-            r = math.ceil(done_ck * self._core_per_ck)
+            if latency_free:
+                # the burst's time beyond an idle bank's read is waiting (bank, bus, row conflict, refresh)
+                arrival_ck = int(m * self._ck_per_core)
+                done_ck = self.dram.access(arrival_ck, sector * 32, False)
+                r = m + math.ceil(max(0, done_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
+            else:
+                done_ck = self.dram.access(int((m + self.dram_overhead) * self._ck_per_core), sector * 32, False)
+                r = math.ceil(done_ck * self._core_per_ck)
             evicted: list[int] = []
             l2.fill(sector, r, evicted)
             self._write_back(r, evicted)
-        return max(tag, r) + self.slice_latency
+        return max(tag, r) + (0 if latency_free else self.slice_latency)
 
     def _write_back(self, t, evicted) -> None:
         for s in evicted:
