@@ -102,7 +102,8 @@ class Emulator:
         if recorder is not None:
             trace = recorder.finish(kernel=k.name, grid=grid3, block=block3, shared_bytes=shared_total,
                                     regs_per_thread=regs_per_thread, n_blocks=n_blocks, warps_per_block=wpb,
-                                    instructions=ck.static, meta={"source": self.module.source_name})
+                                    instructions=ck.static, meta={"source": self.module.source_name},
+                                    local_bytes_per_thread=int(k.local_bytes))
         return LaunchOutput(out_args, out_syms, stats, trace)
 
     def _compile(self, k, global_addr: dict[str, int], checker=None) -> CompiledKernel:

@@ -56,6 +56,9 @@ def static_instruction(ins: Instruction) -> StaticInstr:
         is_barrier=ins.base in ("bar", "barrier") and "warp" not in ins.mods,
         is_membar=ins.base in ("membar", "fence"),
         is_branch=ins.base in ("bra", "brx", "call") or (ins.base == "ret" and ins.target >= 0),
+        # brx.idx has a table of targets, which this one field cannot hold: -1 makes the hoisting
+        # scheduler take the targets such a kernel's trace shows (timing.decode._block_leaders)
+        branch_target=ins.target if ins.base in ("bra", "call", "ret") and ins.target >= 0 else -1,
         is_exit=ins.base in ("exit", "trap") or (ins.base == "ret" and ins.target < 0), ptx_line=ins.line,
         src_file=ins.src_file, src_line=ins.src_line)
 
@@ -104,7 +107,8 @@ class TraceRecorder:
             b.space.append(st.space)
 
     def finish(self, *, kernel: str, grid, block, shared_bytes: int, regs_per_thread, n_blocks: int,
-               warps_per_block: int, instructions: list[StaticInstr], meta: dict) -> KernelTrace:
+               warps_per_block: int, instructions: list[StaticInstr], meta: dict,
+               local_bytes_per_thread: int | None = None) -> KernelTrace:
         """Lay the recorded steps out as a :class:`KernelTrace` (rows grouped by warp, in issue order)."""
         pcs, warps, acts, exes, slots, addrs, spaces = [], [], [], [], [], [], []
         m_base = 0
@@ -142,5 +146,5 @@ class TraceRecorder:
             mem_slot=np.concatenate(slots)[order].astype(np.int32) if slots else np.zeros(0, np.int32),
             addresses=np.concatenate(addrs) if addrs else np.zeros((0, 32), np.int64),
             mem_space=np.concatenate(spaces) if spaces else np.zeros(0, np.uint8),
-            meta=meta,
+            meta=meta, local_bytes_per_thread=local_bytes_per_thread,
         )

@@ -43,7 +43,8 @@ import numpy as np
 from gpusim.errors import GpusimError
 from isa.units import MemSpace
 
-TRACE_FORMAT_VERSION = 2   # 2: local addresses are per-thread offsets (1 interleaved them per warp)
+TRACE_FORMAT_VERSION = 3   # 3: branch targets and the local frame size; 2: local addresses are per-thread offsets
+READABLE_VERSIONS = (2, 3)  # a version-2 file lacks what 3 added: the timing model falls back to the trace for it
 # the names of the spaces a trace holds, indexed by MemSpace code (for the timing and memory models' tables)
 MEM_SPACES = tuple(s.value for s in MemSpace.concrete())
 
@@ -67,6 +68,7 @@ class StaticInstr:
     is_barrier: bool = False
     is_membar: bool = False
     is_branch: bool = False
+    branch_target: int = -1          # the PC a branch goes to when taken (-1: not a branch, or not recorded)
     is_exit: bool = False            # ret/exit of the entry function: the lanes finish
     ptx_line: int = 0                # 1-based line in the PTX file
     src_file: str | None = None      # from .loc/.file, when the PTX carries line info
@@ -93,6 +95,7 @@ class KernelTrace:
     addresses: np.ndarray
     mem_space: np.ndarray
     meta: dict = field(default_factory=dict)  # provenance: program name, source digest, gpusim version
+    local_bytes_per_thread: int | None = None   # the kernel's local frame (.local), None if not recorded
 
     # -- sizes -------------------------------------------------------------------------------------
     @property
@@ -134,6 +137,7 @@ class KernelTrace:
             "block": list(self.block),
             "shared_bytes": self.shared_bytes,
             "regs_per_thread": self.regs_per_thread,
+            "local_bytes_per_thread": self.local_bytes_per_thread,
             "instructions": [asdict(i) for i in self.instructions],
             "meta": self.meta,
         }
@@ -160,7 +164,7 @@ class KernelTrace:
             raise GpusimError(f"{path}: not a gpusim trace file ({e})") from None
         if header.get("format") != "gpusim-trace":
             raise GpusimError(f"{path}: not a gpusim trace file")
-        if header.get("version") != TRACE_FORMAT_VERSION:
+        if header.get("version") not in READABLE_VERSIONS:
             raise GpusimError(f"{path}: trace format version {header.get('version')}, this gpusim reads "
                               f"version {TRACE_FORMAT_VERSION}; re-record it with `gpusim trace`")
         try:
@@ -172,7 +176,7 @@ class KernelTrace:
                 instructions=instrs, warp_block=z["warp_block"], warp_in_block=z["warp_in_block"],
                 warp_start=z["warp_start"], pc=z["pc"], active_mask=z["active_mask"], exec_mask=z["exec_mask"],
                 mem_slot=z["mem_slot"], addresses=z["addresses"], mem_space=z["mem_space"],
-                meta=header.get("meta", {}),
+                meta=header.get("meta", {}), local_bytes_per_thread=header.get("local_bytes_per_thread"),
             )
         except KeyError as e:
             raise GpusimError(f"{path}: a damaged gpusim trace file (no {e.args[0]!r} in it); re-record it with "

@@ -181,13 +181,23 @@ def _is_fence(ins: StaticInstr) -> bool:
 
 
 def _block_leaders(trace: KernelTrace) -> np.ndarray:
-    """PCs that start a basic block: the entry, every PC some warp reached other than from the PC before it
-    (a branch target, as the trace shows), and the PC after every branch, exit or barrier."""
+    """PCs that start a basic block of the kernel's static control flow: the entry, every branch target, and
+    the PC after every branch, exit or barrier.
+
+    Static, as ptxas sees the code: a label starts a basic block whether or not any warp of this launch
+    takes the branch to it, so the schedule of a kernel does not depend on its problem size, nor on which
+    blocks a trace (or a chunk of a streamed trace) holds.  A trace recorded without branch targets (format
+    version 2) falls back to the targets the trace shows (every PC some warp reached other than from the PC
+    before it), a subset of the static ones."""
     n = len(trace.instructions)
     lead = np.zeros(n + 1, dtype=bool)
     lead[0] = True
-    pc = trace.pc.astype(np.int64)
-    if pc.size:
+    branches = [ins for ins in trace.instructions if ins.is_branch]
+    if all(ins.branch_target >= 0 for ins in branches):
+        for ins in branches:
+            lead[ins.branch_target] = True
+    elif trace.pc.size:
+        pc = trace.pc.astype(np.int64)
         jump = np.ones(pc.size, dtype=bool)
         jump[1:] = pc[1:] != pc[:-1] + 1
         jump[trace.warp_start[:-1][trace.warp_start[:-1] < pc.size]] = True

@@ -92,7 +92,12 @@ def reused_loads(trace: KernelTrace, slot_pc: np.ndarray, slot_warp: np.ndarray)
 
 
 def local_bytes_per_thread(trace: KernelTrace, slot_pc: np.ndarray) -> int:
-    """The local memory a thread of ``trace`` uses: one past the largest byte any local access touches."""
+    """The local memory a thread of ``trace`` uses: the kernel's local frame as the emulator recorded it
+    (what ptxas reserves per thread, whichever bytes the launch touches, so every chunk of a streamed
+    trace lays local memory out alike); for a trace without it, one past the largest byte any local access
+    touches."""
+    if trace.local_bytes_per_thread is not None:
+        return int(trace.local_bytes_per_thread)
     is_local = np.asarray(trace.mem_space) == MemSpace.LOCAL.code
     if not is_local.any():
         return 0

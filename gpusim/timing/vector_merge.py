@@ -28,7 +28,8 @@ Where ptxas and nvdisasm are installed, :mod:`gpusim.cuda.sass` says which group
 
 :func:`merge_vector_accesses` applies the groups to a trace: each group becomes one instruction at its first
 member's place (reading and writing all the members' registers, addressed by its lowest member), the other
-members' rows go, and the PCs are renumbered densely (``meta["origin_pc"]`` maps each back).
+members' rows go, and the PCs are renumbered densely, branch targets with them (``meta["origin_pc"]`` maps each
+back).
 """
 from __future__ import annotations
 
@@ -263,7 +264,9 @@ def merge_vector_accesses(trace: KernelTrace, groups: list[MergeGroup]) -> Kerne
                 ins, opcode=_vector_opcode(ins.opcode, g.vector), access_bytes=g.width_bytes,
                 dst_regs=tuple(dict.fromkeys(r for m in members for r in m.dst_regs)),
                 src_regs=tuple(dict.fromkeys(r for m in members for r in m.src_regs)))
-        static.append(dataclasses.replace(ins, pc=len(static)))
+        # a branch target is a segment's leader, never a dropped member
+        target = int(new_pc[ins.branch_target]) if ins.branch_target >= 0 else ins.branch_target
+        static.append(dataclasses.replace(ins, pc=len(static), branch_target=target))
 
     pc = np.asarray(trace.pc, dtype=np.int64)
     slot = np.asarray(trace.mem_slot, dtype=np.int64).copy()

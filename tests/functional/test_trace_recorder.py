@@ -144,3 +144,47 @@ def test_batches_are_laid_out_by_launch_warp_and_memory_steps_get_one_address_ro
     assert list(t.pc) == [0, 1, 0, 1, 0] and list(t.active_mask) == [ALL, ALL, ALL, 0x3, 0x1]
     assert list(t.mem_slot) == [-1, -1, -1, 0, -1]                      # warp 1's pc 1 is the memory step
     assert list(t.addresses[0][:3]) == [16, 20, -1] and list(t.mem_space) == [MemSpace.SHARED.code]
+
+
+# ---- the file ---------------------------------------------------------------------------------------------
+def test_a_trace_file_keeps_branch_targets_and_the_local_frame_and_reads_version_2(tmp_path):
+    import io
+    import json
+    import zipfile
+
+    from gpusim.functional.trace import KernelTrace
+    body = """
+    .local .align 4 .b32 arr[8];
+    .reg .pred %p;
+    .reg .b32 %r<3>;
+    mov.u32 %r0, %tid.x;
+    setp.lt.u32 %p, %r0, 16;
+    @%p bra DONE;
+    st.local.u32 [arr+8], %r0;
+DONE:
+    ret;
+"""
+    trace = trace_of(body)
+    bra = next(i for i in trace.instructions if i.is_branch)
+    assert trace.instructions[bra.branch_target].opcode == "ret"
+    assert trace.local_bytes_per_thread == 32
+    back = KernelTrace.load(trace.save(tmp_path / "t.trace"))
+    assert back.instructions == trace.instructions and back.local_bytes_per_thread == 32
+    # a version-2 file (before targets and frames were recorded) still loads, with neither
+    old = tmp_path / "v2.trace"
+    with zipfile.ZipFile(tmp_path / "t.trace") as zin, zipfile.ZipFile(old, "w") as zout:
+        for item in zin.namelist():
+            data = zin.read(item)
+            if item == "header.npy":
+                header = np.load(zin.open(item))
+                doc = json.loads(bytes(header).decode())
+                doc["version"] = 2
+                del doc["local_bytes_per_thread"]
+                for i in doc["instructions"]:
+                    del i["branch_target"]
+                buf = io.BytesIO()
+                np.save(buf, np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8))
+                data = buf.getvalue()
+            zout.writestr(item, data)
+    v2 = KernelTrace.load(old)
+    assert v2.local_bytes_per_thread is None and all(i.branch_target == -1 for i in v2.instructions)

@@ -4,6 +4,8 @@ a register dependence or an aliasing store; each dynamic execution of a block is
 a memory slot stays with its instruction."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -114,3 +116,14 @@ def test_an_unknown_schedule_is_a_config_error_when_the_simulation_is_built():
     trace = make_trace([ins("alu", dst=[1]), ins("exit")])
     with pytest.raises(ConfigError, match="instruction_schedule: expected one of ptx, hoist, got 'fast'"):
         simulate(trace, gpu, memory="fixed")
+
+
+def test_a_branch_target_starts_a_basic_block_whether_or_not_a_warp_takes_the_branch():
+    # 0: ld a; 1: fma on a; 2: (label T) ld b; 3: fma on b; 4: exit, and a bra at 5 to T that no warp runs.
+    # ptxas sees T as a block boundary, so ld b may not rise above it, however the launch branches.
+    prog = [ins("ld.global", dst=[1], src=[0]), ins("fma", dst=[2], src=[1, 1]),
+            ins("ld.global", dst=[3], src=[0]), ins("fma", dst=[4], src=[3, 3]), ins("exit"), ins("bra")]
+    untaken = make_trace(prog, warp_pcs=[[0, 1, 2, 3, 4]])
+    assert static_schedule(untaken) == {0: [0, 2, 1, 3]}       # no target known: one block, ld b hoisted
+    untaken.instructions[5] = dataclasses.replace(untaken.instructions[5], branch_target=2)
+    assert static_schedule(untaken) == {}                      # T splits it: nothing left to reorder
