@@ -32,46 +32,53 @@ from gpusim.functional.calls import CallStack
 from gpusim.functional.kernel import CompiledKernel, compile_kernel
 from gpusim.functional.host import (DeviceImage, EmulationStats, LaunchOutput, check_launch, dim3,
                                     select_kernel)
-from gpusim.functional.recorder import TraceRecorder
+from gpusim.functional.recorder import FULL, TraceRecorder
 from gpusim.functional.schedule import Lockstep, Schedule
+from gpusim.functional.stream import LaunchStream
 from gpusim.functional.simt import NEVER, SimtStack
 from gpusim.functional.specials import special_registers
 from gpusim.functional.state import AR32, FULL_MASK, Frame, Step
-from gpusim.functional.trace import popcount32
+from gpusim.functional.trace import KernelTrace, popcount32
 from isa.program import Module
 
 DEFAULT_BUDGET = 500_000_000   # warp instructions per launch
+DEFAULT_TRACE_MEMORY_LIMIT = 2 << 30   # bytes one batch's trace buffers may hold
 _LANE = AR32.astype(np.int64)
 
-__all__ = ["Emulator", "EmulationStats", "LaunchOutput", "DEFAULT_BUDGET", "dim3", "select_kernel"]
+__all__ = ["Emulator", "EmulationStats", "LaunchOutput", "LaunchStream", "DEFAULT_BUDGET",
+           "DEFAULT_TRACE_MEMORY_LIMIT", "dim3", "select_kernel"]
 
 
 class Emulator:
-    """Runs launches of the kernels of one :class:`Module`."""
+    """Runs launches of the kernels of one :class:`Module`.
+
+    ``max_lanes``: threads per batch (whole blocks, at least one); ``budget``: warp instructions a launch may
+    execute; ``trace_memory_limit``: bytes one batch's trace may take while it records (see
+    :mod:`gpusim.functional.stream`); ``fmad``: contract mul + add into fma as ptxas does (False: as
+    --fmad=false)."""
 
     def __init__(self, module: Module, *, max_lanes: int = 65536, budget: int = DEFAULT_BUDGET,
-                 fmad: bool = True):
+                 fmad: bool = True, trace_memory_limit: int = DEFAULT_TRACE_MEMORY_LIMIT):
         self.module = module
         self.max_lanes = max_lanes
         self.budget = budget
-        self.fmad = fmad          # contract mul + add into fma as ptxas does (False: as --fmad=false)
+        self.fmad = fmad
+        self.trace_memory_limit = trace_memory_limit
         self._compiled: dict[tuple, CompiledKernel] = {}
 
-    def launch(self, kernel: str | None, grid, block, args: list, *, symbols: dict | None = None,
-               shared_mem: int = 0, record: bool = False, regs_per_thread: int | None = None,
-               progress=None, image=None, schedule: Schedule | None = None, checker=None) -> LaunchOutput:
-        """Run one launch.  ``image``: a :class:`~gpusim.functional.host.ModuleImage` of this module in a
-        heap that outlives the launch (pointer arguments are then its addresses); default: a fresh heap
-        holding the arguments.  ``schedule``: the warp order (default :class:`Lockstep`); ``checker``: a
+    def stream(self, kernel: str | None, grid, block, args: list, *, symbols: dict | None = None,
+               shared_mem: int = 0, regs_per_thread: int | None = None, progress=None,
+               image=None, schedule: Schedule | None = None, checker=None) -> LaunchStream:
+        """The launch as a :class:`LaunchStream`: nothing runs until its consumer asks for a batch.
+        ``image``: a :class:`~gpusim.functional.host.ModuleImage` of this module in a heap that outlives the
+        launch (pointer arguments are then its addresses); default: a fresh heap holding the arguments.
+        ``schedule``: the warp order (default :class:`Lockstep`); ``checker``: a
         :class:`gpusim.check.Checker` that watches it."""
-        t0 = time.perf_counter()
         k = select_kernel(self.module, kernel)
         grid3 = dim3(grid, "grid")
         block3 = dim3(block, "block")
         check_launch(k, grid3, block3, args, shared_mem)
         schedule = schedule or Lockstep()
-        if record and schedule.independent_threads:
-            raise LaunchError(f"a trace is recorded in the lockstep schedule, not {schedule}")
         dev = DeviceImage(self.module, k, args, symbols, image)
         ck = self._compile(k, dev.global_addr, checker)
         dev.warn_dtypes(ck.program)
@@ -79,32 +86,27 @@ class Emulator:
         shared_total = _align(shared_static, 16) + int(shared_mem) if shared_mem else shared_static
         tpb = block3[0] * block3[1] * block3[2]
         wpb = (tpb + 31) // 32
-        n_blocks = grid3[0] * grid3[1] * grid3[2]
         per_batch = max(1, self.max_lanes // (wpb * 32))
-        stats = EmulationStats(pc_warp_counts=np.zeros(len(ck.instructions), dtype=np.int64))
-        recorder = TraceRecorder() if record else None
         if checker is not None:
             checker.begin_launch(self.module, ck, dev, grid3, block3, shared_total)
-        done = 0
-        for b0, nb in schedule.batches(n_blocks, per_batch):
-            if recorder is not None:
-                recorder.begin_batch(b0 * wpb, nb * wpb)
-            # NaN, inf and integer wrap-around are GPU semantics here, not numpy warnings
-            with np.errstate(all="ignore"):
-                self._run_batch(ck, dev, b0, nb, grid3, block3, shared_total, stats, recorder, schedule,
-                                checker)
-            done += nb
-            if progress is not None:
-                progress(done, n_blocks)
-        out_args, out_syms = dev.outputs()
-        stats.wall_seconds = time.perf_counter() - t0
-        trace = None
-        if recorder is not None:
-            trace = recorder.finish(kernel=k.name, grid=grid3, block=block3, shared_bytes=shared_total,
-                                    regs_per_thread=regs_per_thread, n_blocks=n_blocks, warps_per_block=wpb,
-                                    instructions=ck.static, meta={"source": self.module.source_name},
-                                    local_bytes_per_thread=int(k.local_bytes))
-        return LaunchOutput(out_args, out_syms, stats, trace)
+        return LaunchStream(self, ck, dev, grid3, block3, shared_total, per_batch, regs_per_thread, progress,
+                            schedule=schedule, checker=checker)
+
+    def launch(self, kernel: str | None, grid, block, args: list, *, symbols: dict | None = None,
+               shared_mem: int = 0, record: bool = False, regs_per_thread: int | None = None,
+               progress=None, image=None, schedule: Schedule | None = None, checker=None) -> LaunchOutput:
+        """Run the whole launch (``image``, ``schedule``, ``checker``: see :meth:`stream`); with ``record``
+        its whole trace comes back in ``trace``."""
+        if record and schedule is not None and schedule.independent_threads:
+            raise LaunchError(f"a trace is recorded in the lockstep schedule, not {schedule}")
+        s = self.stream(kernel, grid, block, args, symbols=symbols, shared_mem=shared_mem,
+                        regs_per_thread=regs_per_thread, progress=progress, image=image, schedule=schedule,
+                        checker=checker)
+        chunks = list(s.chunks(FULL)) if record else []
+        out = s.finish()
+        if record:
+            out.trace = KernelTrace.join(chunks)
+        return out
 
     def _compile(self, k, global_addr: dict[str, int], checker=None) -> CompiledKernel:
         instrument = None if checker is None else checker.instrument
@@ -147,7 +149,7 @@ class Emulator:
 
     def _run_batch(self, ck: CompiledKernel, dev: DeviceImage, b0, nb, grid3, block3, shared_total,
                    stats: EmulationStats, recorder: TraceRecorder | None, schedule: Schedule,
-                   checker=None) -> None:
+                   checker=None, stream: LaunchStream | None = None) -> None:
         k = ck.ctx.kernel
         instrs = ck.instructions
         fr = self._frame(ck, dev, b0, nb, grid3, block3, shared_total,
@@ -198,6 +200,12 @@ class Emulator:
             stats.warp_instructions += n
             if stats.warp_instructions > self.budget:
                 raise faults.budget_exceeded(self.module, k, ins, self.budget)
+            if not n_steps & 255:
+                if recorder is not None and recorder.batch_bytes > self.trace_memory_limit:
+                    raise faults.trace_memory_exceeded(self.module, k, ins, self.trace_memory_limit,
+                                                       recorder.batch_rows, b0, nb, grid3)
+                if stream is not None and stream.progress is not None:
+                    stream.tick()
             stats.thread_instructions += int(popcount32(act).sum())
             pc_counts[pc] += n
             if is_control[pc]:

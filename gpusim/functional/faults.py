@@ -49,6 +49,19 @@ def budget_exceeded(module, kernel, ins, budget: int) -> BudgetExceededError:
                f"(at pc {ins.pc}); raise it with budget= / --budget if the kernel is meant to run this long")
 
 
+def trace_memory_exceeded(module, kernel, ins, limit_bytes: int, rows: int, first_block: int, n_blocks: int,
+                          grid) -> BudgetExceededError:
+    """A batch's recorded trace outgrew ``limit_bytes`` before its blocks finished; ``ins`` is where it stood."""
+    last = first_block + n_blocks - 1
+    blocks = f"block {_dim3_of(first_block, grid)}" if n_blocks == 1 else \
+        f"blocks {_dim3_of(first_block, grid)}..{_dim3_of(last, grid)}"
+    return _at(BudgetExceededError, module, ins,
+               f"kernel '{kernel.name}': the trace of {blocks} reached {limit_bytes / 2**30:.2f} GiB "
+               f"({rows:,} warp instructions) before they finished, at pc {ins.pc}: a loop that does not end? "
+               f"If the kernel is meant to run this long, raise trace_memory_limit= / --trace-memory GIB, or "
+               f"run it with --mode emulate, which records nothing")
+
+
 def barrier_deadlock(module, kernel, fr, simt) -> BarrierDeadlockError:
     """No warp of the batch can run and some wait at a barrier: the first such block's warps, where each
     waits and where its other lanes are held (located at the barrier the first waiting warp reached)."""

@@ -3,19 +3,33 @@
 At every step (one PC executed by a set of warps of a batch) :meth:`TraceRecorder.record` keeps the PC, the
 warps, their active and executing masks, and, for memory instructions, the lanes' state-space addresses the
 step left behind (``st.addr``, one per executing lane; ``st.space``, the :class:`isa.units.MemSpace` code).
-Nothing is converted per step: steps are buffered as the numpy arrays they are (plain lists, flushed per
-batch), and :meth:`TraceRecorder.finish` lays them out once, grouped by warp in issue order (the trace's CSR
-layout), each memory step becoming one ``addresses`` row per warp (``[32]`` lanes, -1 for lanes that did not
-access).
+Nothing is converted per step: steps are buffered as the numpy arrays they are (plain lists, one batch at a
+time), and :meth:`TraceRecorder.finish_batch` lays a batch out once as a *chunk* of the launch's trace (a
+:class:`KernelTrace` of the batch's warps), grouped by warp in issue order (the trace's CSR layout), each
+memory step becoming one ``addresses`` row per warp (``[32]`` lanes, -1 for lanes that did not access);
+:meth:`KernelTrace.join` makes the launch's whole trace of its chunks.
+
+A batch records at one of three levels (what a consumer of the stream asks of it, see
+:mod:`gpusim.functional.stream`):
+
+* :data:`FULL`: every warp instruction (the trace the timing model replays);
+* :data:`MEMORY`: only the memory instructions (a chunk whose rows are the batch's memory accesses, which is
+  what warming a cache needs), plus the counts below;
+* :data:`COUNTS`: only how often each block ran each PC, and its thread instructions (a block's
+  instruction-count *signature*, :class:`BlockCounts`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from gpusim.functional.trace import KernelTrace, StaticInstr
+from dataclasses import dataclass
+
+from gpusim.functional.trace import KernelTrace, StaticInstr, popcount32
 from isa.opcodes import TYPE_BITS
 from isa.program import Instruction
 
+FULL, MEMORY, COUNTS = "full", "memory", "counts"
+LEVELS = (FULL, MEMORY, COUNTS)
 CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt")
 _MEMORY_OPS = ("ld", "st", "atom", "red", "ldu", "st.async", "red.async")
 
@@ -66,10 +80,11 @@ def static_instruction(ins: Instruction) -> StaticInstr:
 class _Batch:
     """The steps of one batch, as recorded."""
 
-    __slots__ = ("first_warp", "n_warps", "pc", "warps", "active", "executing", "mem_step", "addr", "space")
+    __slots__ = ("first_warp", "n_warps", "level", "pc", "warps", "active", "executing", "mem_step", "addr",
+                 "space", "rows", "nbytes")
 
-    def __init__(self, first_warp: int, n_warps: int):
-        self.first_warp, self.n_warps = first_warp, n_warps
+    def __init__(self, first_warp: int, n_warps: int, level: str):
+        self.first_warp, self.n_warps, self.level = first_warp, n_warps, level
         self.pc: list[int] = []
         self.warps: list[np.ndarray] = []
         self.active: list[np.ndarray] = []
@@ -77,74 +92,154 @@ class _Batch:
         self.mem_step: list[int] = []           # step index of each memory step
         self.addr: list[np.ndarray] = []        # its [warps, 32] address rows
         self.space: list[int] = []              # its MemSpace code
+        self.rows = 0                           # warp instructions recorded
+        self.nbytes = 0                         # what the buffers hold, roughly (for the memory guard)
+
+
+@dataclass
+class BlockCounts:
+    """The instruction-count signature of the blocks of one batch: ``warp_counts[i, pc]`` is how many times
+    the warps of block ``first_block + i`` executed ``pc``; ``thread_counts[i]`` its thread instructions
+    (active lanes summed over its warp instructions)."""
+
+    first_block: int
+    warp_counts: np.ndarray      # int64 [blocks, pcs]
+    thread_counts: np.ndarray    # int64 [blocks]
+
+
+@dataclass
+class BatchRecord:
+    """What one batch of blocks (``first_block .. first_block + n_blocks - 1``) left behind: its chunk of the
+    trace (:data:`FULL`: every row; :data:`MEMORY`: its memory rows only; else None) and its blocks'
+    signatures (:data:`MEMORY` and :data:`COUNTS`; for a full chunk :func:`block_counts` derives them)."""
+
+    first_block: int
+    n_blocks: int
+    level: str
+    trace: KernelTrace | None = None
+    counts: BlockCounts | None = None
+
+
+def block_counts(trace: KernelTrace, first_block: int, n_blocks: int) -> BlockCounts:
+    """The signatures of the blocks of a full chunk (see :class:`BlockCounts`)."""
+    n_pc = len(trace.instructions)
+    per_warp = np.diff(trace.warp_start)
+    block = np.repeat(trace.warp_block.astype(np.int64) - first_block, per_warp)
+    warp_counts = np.bincount(block * n_pc + trace.pc, minlength=n_blocks * n_pc).reshape(n_blocks, n_pc)
+    threads = np.bincount(block, weights=popcount32(trace.active_mask), minlength=n_blocks)
+    return BlockCounts(first_block, warp_counts.astype(np.int64), threads.astype(np.int64))
 
 
 class TraceRecorder:
-    """Records the steps of a launch's batches (in order) and assembles the kernel trace."""
+    """Records the steps of a launch's batches, one batch at a time, and lays each out as a chunk."""
 
-    def __init__(self) -> None:
-        self._batches: list[_Batch] = []
+    def __init__(self, **static) -> None:
+        """``static``: the :class:`KernelTrace` fields every chunk shares (kernel, grid, block, shared_bytes,
+        regs_per_thread, instructions, meta, local_bytes_per_thread), and ``warps_per_block``."""
+        self.static = static
         self._cur: _Batch | None = None
 
-    def begin_batch(self, first_warp: int, n_warps: int) -> None:
+    def begin_batch(self, first_warp: int, n_warps: int, level: str = FULL) -> None:
         """Warps ``first_warp .. first_warp + n_warps - 1`` of the launch run next (batch-local ids from 0)."""
-        self._cur = _Batch(first_warp, n_warps)
-        self._batches.append(self._cur)
+        if level not in LEVELS:
+            raise ValueError(f"record level must be one of {', '.join(LEVELS)}, not {level!r}")
+        self._cur = _Batch(first_warp, n_warps, level)
+
+    @property
+    def batch_rows(self) -> int:
+        """Warp instructions the current batch has recorded."""
+        return self._cur.rows if self._cur is not None else 0
+
+    @property
+    def batch_bytes(self) -> int:
+        """Roughly what the current batch's buffers hold (bytes)."""
+        return self._cur.nbytes if self._cur is not None else 0
 
     def record(self, st) -> None:
         """One step: ``st.pc`` executed by warps ``st.selw`` with masks ``st.act``/``st.exe``."""
         b = self._cur
+        n = st.selw.size
         b.pc.append(st.pc)
         b.warps.append(st.selw)
         b.active.append(st.act)
-        b.executing.append(st.exe)
-        if st.addr is not None:
+        b.rows += n
+        full = b.level == FULL
+        # numpy arrays of a few warps are mostly object header: ~100 bytes each, and the list's pointer
+        if full:
+            b.executing.append(st.exe)
+            b.nbytes += 360 + 16 * n
+        else:
+            b.nbytes += 240 + 12 * n
+        if st.addr is not None and b.level != COUNTS:
             E = st.exec_matrix()
             rows = np.full(E.shape, -1, dtype=np.int64)
             rows[E] = st.addr
             b.mem_step.append(len(b.pc) - 1)
             b.addr.append(rows)
             b.space.append(st.space)
+            b.nbytes += 120 + rows.nbytes
+            if not full:
+                b.executing.append(st.exe)
+                b.nbytes += 120 + 4 * n
 
-    def finish(self, *, kernel: str, grid, block, shared_bytes: int, regs_per_thread, n_blocks: int,
-               warps_per_block: int, instructions: list[StaticInstr], meta: dict,
-               local_bytes_per_thread: int | None = None) -> KernelTrace:
-        """Lay the recorded steps out as a :class:`KernelTrace` (rows grouped by warp, in issue order)."""
-        pcs, warps, acts, exes, slots, addrs, spaces = [], [], [], [], [], [], []
-        m_base = 0
-        for b in self._batches:
-            counts = np.array([len(w) for w in b.warps], dtype=np.int64)
-            pcs.append(np.repeat(np.array(b.pc, dtype=np.int32), counts))
-            warps.append(np.concatenate(b.warps).astype(np.int64) + b.first_warp if b.warps
-                         else np.zeros(0, np.int64))
-            acts.append(np.concatenate(b.active) if b.active else np.zeros(0, np.uint32))
-            exes.append(np.concatenate(b.executing).astype(np.uint32) if b.executing else np.zeros(0, np.uint32))
-            slot = np.full(counts.sum(), -1, dtype=np.int64)
-            if b.mem_step:
-                starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-                rows = np.concatenate([np.arange(starts[s], starts[s] + counts[s]) for s in b.mem_step])
-                slot[rows] = np.arange(rows.size) + m_base
-                addrs.append(np.concatenate(b.addr))
-                sizes = np.array([a.shape[0] for a in b.addr], dtype=np.int64)
-                spaces.append(np.repeat(np.array(b.space, dtype=np.uint8), sizes))
-                m_base += rows.size
-            slots.append(slot)
-        pc_all = np.concatenate(pcs) if pcs else np.zeros(0, np.int32)
-        w_all = np.concatenate(warps) if warps else np.zeros(0, np.int64)
+    def finish_batch(self) -> BatchRecord:
+        """The current batch, laid out (see :class:`BatchRecord`); its buffers are released."""
+        b, self._cur = self._cur, None
+        wpb = self.static["warps_per_block"]
+        first_block, n_blocks = b.first_warp // wpb, b.n_warps // wpb
+        rec = BatchRecord(first_block, n_blocks, b.level)
+        counts = np.array([len(w) for w in b.warps], dtype=np.int64)
+        if b.level != FULL:
+            rec.counts = self._counts(b, counts, first_block, n_blocks)
+        if b.level == FULL:
+            rec.trace = self._chunk(b, counts)
+        elif b.level == MEMORY:
+            mem = np.array(b.mem_step, dtype=np.int64)
+            b.pc = [b.pc[i] for i in b.mem_step]
+            b.warps = [b.warps[i] for i in b.mem_step]
+            b.active = [b.active[i] for i in b.mem_step]
+            b.mem_step = list(range(len(mem)))
+            rec.trace = self._chunk(b, counts[mem])
+            rec.trace.meta = dict(rec.trace.meta, memory_only=True)
+        return rec
+
+    def _counts(self, b: _Batch, counts: np.ndarray, first_block: int, n_blocks: int) -> BlockCounts:
+        """Per block: warp executions of each PC, thread instructions."""
+        wpb = self.static["warps_per_block"]
+        n_pc = len(self.static["instructions"])
+        if not b.warps:
+            return BlockCounts(first_block, np.zeros((n_blocks, n_pc), np.int64), np.zeros(n_blocks, np.int64))
+        block = np.concatenate(b.warps).astype(np.int64) // wpb
+        pc = np.repeat(np.array(b.pc, dtype=np.int64), counts)
+        warp_counts = np.bincount(block * n_pc + pc, minlength=n_blocks * n_pc).reshape(n_blocks, n_pc)
+        threads = np.bincount(block, weights=popcount32(np.concatenate(b.active)), minlength=n_blocks)
+        return BlockCounts(first_block, warp_counts.astype(np.int64), threads.astype(np.int64))
+
+    def _chunk(self, b: _Batch, counts: np.ndarray) -> KernelTrace:
+        """The batch's steps as a trace chunk: its warps' rows grouped by warp in issue order; memory slots
+        numbered from 0 in step order."""
+        static = dict(self.static)
+        wpb = static.pop("warps_per_block")
+        pc_all = np.repeat(np.array(b.pc, dtype=np.int32), counts)
+        w_all = np.concatenate(b.warps).astype(np.int64) if b.warps else np.zeros(0, np.int64)
+        slot = np.full(counts.sum(), -1, dtype=np.int64)
+        addrs = np.zeros((0, 32), np.int64)
+        spaces = np.zeros(0, np.uint8)
+        if b.mem_step:
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+            rows = np.concatenate([np.arange(starts[s], starts[s] + counts[s]) for s in b.mem_step])
+            slot[rows] = np.arange(rows.size)
+            addrs = np.concatenate(b.addr)
+            sizes = np.array([a.shape[0] for a in b.addr], dtype=np.int64)
+            spaces = np.repeat(np.array(b.space, dtype=np.uint8), sizes)
         order = np.argsort(w_all, kind="stable")
-        n_warps = n_blocks * warps_per_block
-        per_warp = np.bincount(w_all, minlength=n_warps)
+        per_warp = np.bincount(w_all, minlength=b.n_warps)
+        warps = np.arange(b.first_warp, b.first_warp + b.n_warps)
         return KernelTrace(
-            kernel=kernel, grid=grid, block=block, shared_bytes=int(shared_bytes), regs_per_thread=regs_per_thread,
-            instructions=instructions,
-            warp_block=(np.arange(n_warps) // warps_per_block).astype(np.int32),
-            warp_in_block=(np.arange(n_warps) % warps_per_block).astype(np.int32),
+            **static,
+            warp_block=(warps // wpb).astype(np.int32), warp_in_block=(warps % wpb).astype(np.int32),
             warp_start=np.concatenate(([0], np.cumsum(per_warp))).astype(np.int64),
             pc=pc_all[order].astype(np.int32),
-            active_mask=np.concatenate(acts)[order].astype(np.uint32) if acts else np.zeros(0, np.uint32),
-            exec_mask=np.concatenate(exes)[order].astype(np.uint32) if exes else np.zeros(0, np.uint32),
-            mem_slot=np.concatenate(slots)[order].astype(np.int32) if slots else np.zeros(0, np.int32),
-            addresses=np.concatenate(addrs) if addrs else np.zeros((0, 32), np.int64),
-            mem_space=np.concatenate(spaces) if spaces else np.zeros(0, np.uint8),
-            meta=meta, local_bytes_per_thread=local_bytes_per_thread,
-        )
+            active_mask=np.concatenate(b.active)[order].astype(np.uint32) if b.active else np.zeros(0, np.uint32),
+            exec_mask=np.concatenate(b.executing)[order].astype(np.uint32) if b.executing else np.zeros(0, np.uint32),
+            mem_slot=slot[order].astype(np.int32), addresses=addrs, mem_space=spaces, first_warp=b.first_warp)

@@ -1,7 +1,10 @@
 """The kernel trace: what the functional emulator records for the timing model.
 
 A :class:`KernelTrace` is self-contained (it does not need the PTX source to be replayed) and is stored as
-flat numpy arrays, one row per *dynamic warp instruction*, grouped by warp (CSR layout):
+flat numpy arrays, one row per *dynamic warp instruction*, grouped by warp (CSR layout).  It holds the warps
+of a whole launch, or of a *chunk* of it (whole blocks, warps ``first_warp ..``: what the emulator hands the
+timing model batch by batch, :mod:`gpusim.functional.stream`); :meth:`KernelTrace.join` makes one of
+consecutive chunks.
 
 ====================  ==========  =====================================================================
 field                 dtype       meaning
@@ -96,6 +99,7 @@ class KernelTrace:
     mem_space: np.ndarray
     meta: dict = field(default_factory=dict)  # provenance: program name, source digest, gpusim version
     local_bytes_per_thread: int | None = None   # the kernel's local frame (.local), None if not recorded
+    first_warp: int = 0                     # launch index of warp 0 of this trace: > 0 for a later chunk
 
     # -- sizes -------------------------------------------------------------------------------------
     @property
@@ -104,7 +108,47 @@ class KernelTrace:
 
     @property
     def n_blocks(self) -> int:
+        """Blocks of the launch (a chunk holds some of them)."""
         return int(self.grid[0] * self.grid[1] * self.grid[2])
+
+    @property
+    def launch_warps(self) -> int:
+        """Warps of the whole launch (``n_warps`` for a whole trace)."""
+        return self.n_blocks * self.warps_per_block
+
+    @property
+    def is_chunk(self) -> bool:
+        return self.first_warp != 0 or self.n_warps != self.launch_warps
+
+    @classmethod
+    def join(cls, chunks: "list[KernelTrace]") -> "KernelTrace":
+        """One trace of consecutive chunks of a launch (in warp order): the rows concatenated, the memory
+        slots of each chunk after those of the chunks before it."""
+        if not chunks:
+            raise GpusimError("no chunks to join")
+        if len(chunks) == 1:
+            return chunks[0]
+        first = chunks[0]
+        rows = np.cumsum([0] + [c.n_instructions for c in chunks])
+        slots = np.cumsum([0] + [int(c.addresses.shape[0]) for c in chunks])
+        for a, b in zip(chunks, chunks[1:]):
+            if b.first_warp != a.first_warp + a.n_warps:
+                raise GpusimError(f"chunks are not consecutive: warps {a.first_warp}+{a.n_warps} then {b.first_warp}")
+        static = {f: getattr(first, f) for f in ("kernel", "grid", "block", "shared_bytes", "regs_per_thread",
+                                                "instructions", "meta", "local_bytes_per_thread", "first_warp")}
+        return cls(
+            **static,
+            warp_block=np.concatenate([c.warp_block for c in chunks]),
+            warp_in_block=np.concatenate([c.warp_in_block for c in chunks]),
+            warp_start=np.concatenate([c.warp_start[:-1] + r for c, r in zip(chunks, rows)] + [rows[-1:]]),
+            pc=np.concatenate([c.pc for c in chunks]),
+            active_mask=np.concatenate([c.active_mask for c in chunks]),
+            exec_mask=np.concatenate([c.exec_mask for c in chunks]),
+            mem_slot=np.concatenate([np.where(c.mem_slot >= 0, c.mem_slot + s, -1).astype(np.int32)
+                                     for c, s in zip(chunks, slots)]),
+            addresses=np.concatenate([c.addresses for c in chunks]),
+            mem_space=np.concatenate([c.mem_space for c in chunks]),
+        )
 
     @property
     def threads_per_block(self) -> int:
@@ -129,6 +173,9 @@ class KernelTrace:
     # -- files -------------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
         path = Path(path)
+        if self.is_chunk:
+            raise GpusimError(f"{path}: a trace file holds a whole launch, and this is a chunk of one (warps "
+                              f"{self.first_warp}..{self.first_warp + self.n_warps - 1} of {self.launch_warps})")
         header = {
             "format": "gpusim-trace",
             "version": TRACE_FORMAT_VERSION,

@@ -42,6 +42,8 @@ class FixedLatencyMemory:
             if r not in plan:
                 plan[r] = (self._latency[r.space], _counter(r.space, r.op) if r.space in _COUNTED else None)
 
+    admit = begin
+
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
         latency, name = self._plan[request]
         if name is not None:

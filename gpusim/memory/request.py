@@ -13,7 +13,14 @@ The contract of a :class:`MemoryModel`
     Called once per kernel, before the first ``access``, with the request of every memory slot of the
     trace (the same object may stand for several slots: requests are values, shared where equal).  A model
     may prime its state from them (the full memory system puts the kernel parameters in L2, as the launch
-    writes them there) and must not keep per-slot state.
+    writes them there) and must not keep per-slot state.  When the trace streams in chunks of blocks
+    (:mod:`gpusim.functional.stream`), ``begin`` sees the first chunk's requests and ``admit`` the others'.
+
+``admit(requests)``
+    Called with the requests of each later chunk of a streamed trace, before any of them is accessed (at
+    the simulated cycle the chunk's first block is dispatched, when the kernel is already running).  Whatever
+    ``begin`` would have done with them, done now: so a trace timed chunk by chunk gives what it gives
+    whole, as long as ``begin``'s priming of a request does not depend on when it happens.
 
 ``access(now, sm, request) -> (ready, busy)``
     One warp memory instruction issued on SM ``sm`` at SM cycle ``now``.  Calls come in nondecreasing
@@ -103,6 +110,9 @@ class MemoryModel(Protocol):
 
     def begin(self, requests: Sequence[MemoryRequest]) -> None:
         """A kernel starts; ``requests`` are all it will issue (by memory slot)."""
+
+    def admit(self, requests: Sequence[MemoryRequest]) -> None:
+        """A later chunk of the kernel's trace arrives; ``requests`` are all it will issue."""
 
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
         """(ready cycle, cycles the SM's memory path is busy) of ``request`` issued at ``now`` on ``sm``."""

@@ -105,6 +105,7 @@ class MemorySystem:
         self.atom_free: dict[int, int] = {}
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
+        self._params_installed: set[int] = set()
 
     def _l1(self, sm: int) -> SectoredCache:
         c = self.l1[sm]
@@ -158,10 +159,18 @@ class MemorySystem:
     # -- once per kernel ---------------------------------------------------------------------------------
     def begin(self, requests: Sequence[MemoryRequest]) -> None:
         """A kernel starts (see :mod:`gpusim.memory.request`): its parameters go into L2."""
+        self._params_installed = set()
+        self.admit(requests)
+
+    def admit(self, requests: Sequence[MemoryRequest]) -> None:
+        """A later chunk of the kernel (see :mod:`gpusim.memory.request`): parameter sectors it reads that no
+        earlier chunk read go into L2 too (the launch wrote them all before the first block)."""
         params: set[int] = set()
         for r in requests:
             if r.space is PARAM:
                 params.update(r.sectors)
+        params -= self._params_installed
+        self._params_installed |= params
         self._install_params(params)
 
     def _install_params(self, param_sectors) -> None:

@@ -173,6 +173,21 @@ LOOP:
         gpusim.run(ptx, grid=1, block=32, args=[], budget=10_000)
 
 
+def test_an_endless_loop_in_timing_mode_stops_at_the_trace_memory_limit_before_the_budget():
+    # the trace streams to the timing model per batch of blocks, and a batch that never finishes only grows:
+    # the limit on what one batch may record stops it (here 4 MiB: ~30 k warp instructions of 256 warps)
+    ptx = kernel("""
+    .reg .b32 %r<2>;
+    mov.u32 %r0, 0;
+LOOP:
+    add.u32 %r0, %r0, 1;
+    bra.uni LOOP;
+    """, "", name="spin")
+    with pytest.raises(BudgetExceededError, match=r"spin': the trace of blocks \(0, 0, 0\)\.\.\(31, 0, 0\) reached "
+                                                  r"0\.00 GiB .* a loop that does not end\?"):
+        gpusim.run(ptx, grid=32, block=256, args=[], mode="timing", trace_memory_limit=4 << 20)
+
+
 def test_unsupported_instructions_fail_at_launch_with_their_line():
     ptx = kernel("    .reg .b32 %r<2>;\n    mov.u32 %r0, 1;\n    frob.b32 %r1, %r0, %r0, %r0;", "", name="k")
     with pytest.raises(PtxError) as ei:

@@ -6,7 +6,8 @@ import numpy as np
 from snippet import kernel
 
 import gpusim
-from gpusim.functional.recorder import TraceRecorder
+from gpusim.functional.recorder import MEMORY, TraceRecorder
+from gpusim.functional.trace import KernelTrace
 from gpusim.functional.state import Step
 from isa.units import MemSpace
 
@@ -131,19 +132,36 @@ def _step(pc, selw, act, exe=None, addr=None, space=None):
 
 
 def test_batches_are_laid_out_by_launch_warp_and_memory_steps_get_one_address_row_per_warp():
-    rec = TraceRecorder()
+    rec = TraceRecorder(kernel="k", grid=(3, 1, 1), block=(32, 1, 1), shared_bytes=0, regs_per_thread=None,
+                        instructions=[], meta={}, warps_per_block=1)
     rec.begin_batch(first_warp=0, n_warps=2)
     rec.record(_step(0, [0, 1], [ALL, ALL]))
     rec.record(_step(1, [1], [0x3], addr=np.array([16, 20]), space=MemSpace.SHARED.code))
     rec.record(_step(1, [0], [ALL]))
+    first = rec.finish_batch().trace
     rec.begin_batch(first_warp=2, n_warps=1)
     rec.record(_step(0, [0], [0x1]))
-    t = rec.finish(kernel="k", grid=(3, 1, 1), block=(32, 1, 1), shared_bytes=0, regs_per_thread=None,
-                   n_blocks=3, warps_per_block=1, instructions=[], meta={})
+    second = rec.finish_batch().trace
+    assert (first.first_warp, first.n_warps, second.first_warp, second.n_warps) == (0, 2, 2, 1)
+    t = KernelTrace.join([first, second])
     assert list(t.warp_start) == [0, 2, 4, 5]
     assert list(t.pc) == [0, 1, 0, 1, 0] and list(t.active_mask) == [ALL, ALL, ALL, 0x3, 0x1]
     assert list(t.mem_slot) == [-1, -1, -1, 0, -1]                      # warp 1's pc 1 is the memory step
     assert list(t.addresses[0][:3]) == [16, 20, -1] and list(t.mem_space) == [MemSpace.SHARED.code]
+
+
+def test_a_memory_level_batch_keeps_only_its_memory_rows_and_every_block_counts_its_pcs():
+    rec = TraceRecorder(kernel="k", grid=(2, 1, 1), block=(64, 1, 1), shared_bytes=0, regs_per_thread=None,
+                        instructions=[None] * 3, meta={}, warps_per_block=2)
+    rec.begin_batch(first_warp=0, n_warps=4, level=MEMORY)
+    rec.record(_step(0, [0, 1, 2, 3], [ALL] * 4))
+    rec.record(_step(1, [2, 3], [0x1, 0x1], addr=np.array([8, 12]), space=MemSpace.GLOBAL.code))
+    rec.record(_step(2, [0, 2], [ALL, 0x3]))
+    out = rec.finish_batch()
+    assert list(out.trace.pc) == [1, 1] and list(out.trace.warp_start) == [0, 0, 0, 1, 2]
+    assert list(out.trace.mem_slot) == [0, 1] and list(out.trace.addresses[:, 0]) == [8, 12]
+    assert out.counts.warp_counts.tolist() == [[2, 0, 1], [2, 2, 1]]          # block 0: warps 0-1; block 1: 2-3
+    assert out.counts.thread_counts.tolist() == [32 * 3, 32 * 2 + 2 + 2]
 
 
 # ---- the file ---------------------------------------------------------------------------------------------
@@ -152,7 +170,6 @@ def test_a_trace_file_keeps_branch_targets_and_the_local_frame_and_reads_version
     import json
     import zipfile
 
-    from gpusim.functional.trace import KernelTrace
     body = """
     .local .align 4 .b32 arr[8];
     .reg .pred %p;

@@ -1,0 +1,129 @@
+"""A kernel launch emulated batch by batch, its trace handed over in chunks of whole blocks.
+
+The emulator runs a launch in batches of consecutive blocks (:mod:`gpusim.functional.emulator`); a
+:class:`LaunchStream` runs one batch each time its consumer asks (:meth:`LaunchStream.next_batch`), in linear
+block order, and hands over what that batch recorded (a :class:`~gpusim.functional.recorder.BatchRecord`: a
+chunk of the trace, or only the batch's memory accesses, or only its blocks' instruction counts, as the
+consumer asks per batch).  So the timing model can take blocks as its block scheduler needs them and drop
+each block's rows once it retires: what the launch holds in memory follows the resident blocks and one
+batch, not the kernel's length.  When the last batch has run, :meth:`LaunchStream.finish` gives the launch's
+results (arguments, symbols, statistics), as :meth:`Emulator.launch` does.
+
+Two guards stop a runaway kernel: the instruction budget (warp instructions of the launch), and, while a
+batch records, the memory its trace buffers hold (``trace_memory_limit`` bytes): an endless loop that
+records grows by about 20 bytes per warp instruction, so it meets this limit long before the budget.
+"""
+from __future__ import annotations
+
+import time
+from typing import Iterator
+
+import numpy as np
+
+from gpusim.functional.host import EmulationStats, LaunchOutput
+from gpusim.functional.recorder import COUNTS, FULL, LEVELS, MEMORY, BatchRecord, TraceRecorder
+from gpusim.functional.trace import KernelTrace
+
+__all__ = ["LaunchStream", "FULL", "MEMORY", "COUNTS", "PROGRESS_INTERVAL_S"]
+
+PROGRESS_INTERVAL_S = 0.5
+
+
+class LaunchStream:
+    """One launch, run batch by batch on demand (see the module docstring).
+
+    The static facts every chunk shares (``kernel``, ``grid``, ``block``, ``shared_bytes``,
+    ``regs_per_thread``, ``instructions``, ``n_blocks``, ``warps_per_block``, ``local_bytes_per_thread``,
+    ``meta``) are known before the first batch runs.  ``progress(blocks_done, blocks_total,
+    warp_instructions)`` is called after every batch and, inside a long batch, about every 0.5 s.
+    """
+
+    def __init__(self, emulator, ck, dev, grid3, block3, shared_total: int, blocks_per_batch: int,
+                 regs_per_thread: int | None, progress=None, *, schedule=None, checker=None) -> None:
+        self._emu = emulator
+        self._ck = ck
+        self._dev = dev
+        self.grid, self.block = grid3, block3
+        self.shared_bytes = int(shared_total)
+        self.kernel = ck.ctx.kernel.name
+        self.instructions = ck.static
+        tpb = block3[0] * block3[1] * block3[2]
+        self.warps_per_block = (tpb + 31) // 32
+        self.n_blocks = grid3[0] * grid3[1] * grid3[2]
+        self.blocks_per_batch = blocks_per_batch
+        self.regs_per_thread = regs_per_thread
+        self.local_bytes_per_thread = int(ck.program.local_bytes)
+        self.meta = {"source": emulator.module.source_name}
+        self.stats = EmulationStats(pc_warp_counts=np.zeros(len(ck.instructions), dtype=np.int64))
+        self.next_block = 0                # linear order: the next batch starts here
+        self.blocks_run = 0
+        self.schedule = schedule
+        self.checker = checker
+        # A schedule other than lockstep runs the blocks in its own order (one at a time): such a stream
+        # can be run to its end, but not recorded nor timed (a trace is recorded in lockstep order).
+        linear = schedule is None or not schedule.independent_threads
+        self._order = None if linear else iter(schedule.batches(self.n_blocks, blocks_per_batch))
+        self.progress = progress
+        self._last_progress = time.perf_counter()
+        self._recorder = TraceRecorder(
+            kernel=self.kernel, grid=grid3, block=block3, shared_bytes=self.shared_bytes,
+            regs_per_thread=regs_per_thread, instructions=self.instructions, meta=self.meta,
+            local_bytes_per_thread=self.local_bytes_per_thread, warps_per_block=self.warps_per_block)
+        self._output: LaunchOutput | None = None
+
+    @property
+    def done(self) -> bool:
+        """Every block has run."""
+        return self.blocks_run >= self.n_blocks
+
+    def next_batch(self, level: str | None = FULL) -> BatchRecord | None:
+        """Run the next batch of blocks and return what it recorded at ``level`` (:data:`FULL`,
+        :data:`MEMORY`, :data:`COUNTS`, or None: nothing, the record's ``trace`` and ``counts`` are None);
+        None when every block has run."""
+        if self.done:
+            return None
+        if level is not None and level not in LEVELS:
+            raise ValueError(f"record level must be one of {', '.join(LEVELS)} or None, not {level!r}")
+        t0 = time.perf_counter()
+        if self._order is not None:
+            if level is not None:
+                raise ValueError(f"a trace is recorded in the lockstep schedule, not {self.schedule}")
+            b0, nb = next(self._order)
+        else:
+            b0 = self.next_block
+            nb = min(self.blocks_per_batch, self.n_blocks - b0)
+        rec = self._recorder if level is not None else None
+        if rec is not None:
+            rec.begin_batch(b0 * self.warps_per_block, nb * self.warps_per_block, level)
+        with np.errstate(all="ignore"):       # NaN, inf and integer wrap-around are GPU semantics here
+            self._emu._run_batch(self._ck, self._dev, b0, nb, self.grid, self.block, self.shared_bytes,
+                                 self.stats, rec, self.schedule, self.checker, self)
+        self.next_block = b0 + nb
+        self.blocks_run += nb
+        out = rec.finish_batch() if rec is not None else BatchRecord(b0, nb, "none")
+        self.stats.wall_seconds += time.perf_counter() - t0
+        if self.progress is not None:
+            self.progress(self.blocks_run, self.n_blocks, self.stats.warp_instructions)
+            self._last_progress = time.perf_counter()
+        return out
+
+    def tick(self) -> None:
+        """Called by the emulator inside a batch: report progress when 0.5 s have passed since the last."""
+        t = time.perf_counter()
+        if t - self._last_progress >= PROGRESS_INTERVAL_S:
+            self._last_progress = t
+            self.progress(self.blocks_run, self.n_blocks, self.stats.warp_instructions)
+
+    def chunks(self, level: str = FULL) -> Iterator[KernelTrace]:
+        """The remaining batches' trace chunks, in block order (``level``: :data:`FULL` or :data:`MEMORY`)."""
+        while not self.done:
+            yield self.next_batch(level).trace
+
+    def finish(self) -> LaunchOutput:
+        """Run what is left without recording and return the launch's results (``trace`` is None)."""
+        if self._output is None:
+            while not self.done:
+                self.next_batch(None)
+            args, symbols = self._dev.outputs()
+            self._output = LaunchOutput(args, symbols, self.stats, None)
+        return self._output
