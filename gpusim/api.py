@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from gpusim.errors import USER_ERRORS, GpusimError, LaunchError
-from gpusim.functional.emulator import DEFAULT_BUDGET, EmulationStats, Emulator
+from gpusim.functional.emulator import DEFAULT_BUDGET, DEFAULT_TRACE_MEMORY_LIMIT, EmulationStats, Emulator
 from gpusim.functional.trace import KernelTrace
 from isa.parser import load_ptx, parse_ptx
 from isa.program import Module
@@ -46,13 +46,28 @@ class RunResult:
     source: str
     program: object = None          # the launch file's gpusim.launch.LaunchSpec, if any
     size: str | None = None
-    trace: KernelTrace | None = None
+    _trace: KernelTrace | None = field(default=None, repr=False)
     timing: object = None           # gpusim.timing.TimingResult
     check: object = None            # gpusim.launch.CheckResult when check=True
     sanitizer: object = None        # gpusim.check.CheckReport when sanitize= was given
     gpu: object = None
     inputs: list | None = None      # the arguments as passed in (for references)
     _timeline: object = field(default=None, repr=False)   # gpusim.analysis.timeline.Timeline, see .timeline
+    _record_again: object = field(default=None, repr=False)   # () -> KernelTrace, for a run that streamed it
+
+    @property
+    def trace(self) -> KernelTrace | None:
+        """The launch's whole trace: recorded during the run with ``record_trace=True`` (and in timing mode
+        with ``timeline=True``); after a timing run that streamed it (the default), recorded on first use by
+        emulating the launch again from its inputs (the same trace: the emulator is deterministic); None in
+        emulate mode without ``record_trace``."""
+        if self._trace is None and self._record_again is not None:
+            self._trace = self._record_again()
+        return self._trace
+
+    @trace.setter
+    def trace(self, value: KernelTrace | None) -> None:
+        self._trace = value
 
     @property
     def timeline(self):
@@ -230,9 +245,17 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         scheduler: str | None = None, budget: int = DEFAULT_BUDGET, record_trace: bool | None = None,
         progress=None, observer=None, timeline: bool = False, fmad: bool = True, sanitize=None,
         schedule: str | None = None, schedule_seed: int | None = None, host: dict | None = None,
-        global_races: str = "block") -> RunResult:
+        global_races: str = "block", emulation_progress=None, trace_memory_limit: int | None = None) -> RunResult:
     """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing";
     ``launch`` names a launch file (default: the ``.toml`` beside the source).
+
+    In timing mode the emulator hands the trace to the timing model batch by batch, and each block's rows
+    are dropped once it retires (:mod:`gpusim.timing.feed`), so memory follows the resident blocks;
+    ``record_trace=True`` keeps the whole trace instead (``res.trace``; after a streamed run it is recorded
+    again on first use).  ``budget``: warp instructions the launch may execute; ``trace_memory_limit``:
+    bytes one batch's trace may take while it records (both stop a runaway kernel with a clear error).
+    ``progress(cycles, blocks_done, blocks_total)``: the timing model's progress, about every 0.5 s;
+    ``emulation_progress(blocks_done, blocks_total, warp_instructions)``: the emulator's, in either mode.
     ``observer``: a :class:`gpusim.timing.hooks.TimingObserver` that sees the timing model's events;
     ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.analysis.timeline`) during the run.
     ``fmad=False`` keeps every mul and add separately rounded (as ``nvcc --fmad=false``); by default they are
@@ -282,10 +305,13 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
         check_args(spec, k, _cuda_params(source, spec, k.name))
     if regs_per_thread is None and spec is not None:
         regs_per_thread = spec.registers(k.name)
-    emu = Emulator(module, budget=budget, fmad=fmad)
-    record = (mode == "timing") if record_trace is None else record_trace
+    emu = Emulator(module, budget=budget, fmad=fmad,
+                   trace_memory_limit=DEFAULT_TRACE_MEMORY_LIMIT if trace_memory_limit is None else trace_memory_limit)
+    launch_args = dict(symbols=symbols, shared_mem=int(shared_mem or 0), regs_per_thread=regs_per_thread)
+    record = bool(record_trace) or (mode == "timing" and timeline)
+    streamed = mode == "timing" and not record
     names = _arg_names(spec, k, len(args))
-    report = None
+    report = out = None
     if tools:
         from gpusim.check import check_launch
         states = _host_states(host, spec.host_states() if generated else {}, names, k)
@@ -293,30 +319,16 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
                                    shared_mem=int(shared_mem or 0), tools=tools, schedule=schedule,
                                    schedule_seed=seed if schedule_seed is None else schedule_seed, host=states,
                                    arg_names=names, global_races=global_races)
-    else:
-        from gpusim.functional.schedule import schedule as make_schedule
-        out = emu.launch(k.name, grid, block, list(args), symbols=symbols, shared_mem=int(shared_mem or 0),
-                         record=record, regs_per_thread=regs_per_thread,
-                         schedule=make_schedule(schedule, seed if schedule_seed is None else schedule_seed))
     from gpusim.functional.emulator import dim3
-    if out is None:     # the checked launch stopped: the report says why
+    if tools and out is None:     # the checked launch stopped: the report says why
         res = RunResult(kernel=k.name, grid=dim3(grid, "grid"), block=dim3(block, "block"),
                         shared_mem=int(shared_mem or 0), args=None, symbols={}, stats=EmulationStats(),
                         mode=mode, source=module.source_name, program=spec, size=size, inputs=inputs,
                         sanitizer=report)
         return res
     res = RunResult(kernel=k.name, grid=dim3(grid, "grid"), block=dim3(block, "block"),
-                    shared_mem=int(shared_mem or 0), args=out.args, symbols=out.symbols, stats=out.stats,
-                    mode=mode, source=module.source_name, program=spec, size=size, trace=out.trace,
-                    inputs=inputs, sanitizer=report)
-    if check:
-        if spec is None:
-            raise LaunchError("--check needs a launch file with a [reference]; this source has none")
-        if spec.reference_function is None:
-            raise LaunchError(f"{spec.label} has no [reference], so there is nothing to check against: add one "
-                              f"(function = \"file.py:func\", tolerance = \"exact\" or {{ rtol = ..., atol = ... }})")
-        ref = spec.reference(inputs, symbols or {}, size)
-        res.check = spec.check(out.args, ref, out.symbols)
+                    shared_mem=int(shared_mem or 0), args=[], symbols={}, stats=None, mode=mode,
+                    source=module.source_name, program=spec, size=size, inputs=inputs, sanitizer=report)
     if mode == "timing":
         from gpusim.timing import simulate
         res.gpu = gpu
@@ -326,10 +338,37 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
             from gpusim.timing.hooks import combine_observers
             collector = TimelineCollector()
             observer = combine_observers(collector, observer)
-        res.timing = simulate(out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
-                              progress=progress, observer=observer)
-        if collector is not None:
-            res._timeline = collector.finish(res.timing.trace, res.timing, gpu)
+        if streamed:
+            # The emulator runs batch by batch as the timing model's block scheduler reaches the blocks.
+            stream = emu.stream(k.name, grid, block, list(args), progress=emulation_progress, **launch_args)
+            res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
+                                  progress=progress, observer=observer)
+            out = stream.finish()
+            res._record_again = lambda: Emulator(module, budget=budget, fmad=fmad).launch(
+                k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs], record=True,
+                **launch_args).trace
+            res.timing._trace_again = lambda: res.trace
+        else:
+            out = emu.launch(k.name, grid, block, list(args), record=True, progress=emulation_progress,
+                             **launch_args)
+            res.timing = simulate(out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
+                                  progress=progress, observer=observer)
+            if collector is not None:
+                res._timeline = collector.finish(res.timing.trace, res.timing, gpu)
+    elif not tools:
+        from gpusim.functional.schedule import schedule as make_schedule
+        out = emu.launch(k.name, grid, block, list(args), record=record, progress=emulation_progress,
+                         schedule=make_schedule(schedule, seed if schedule_seed is None else schedule_seed),
+                         **launch_args)
+    res.args, res.symbols, res.stats, res.trace = out.args, out.symbols, out.stats, out.trace
+    if check:
+        if spec is None:
+            raise LaunchError("--check needs a launch file with a [reference]; this source has none")
+        if spec.reference_function is None:
+            raise LaunchError(f"{spec.label} has no [reference], so there is nothing to check against: add one "
+                              f"(function = \"file.py:func\", tolerance = \"exact\" or {{ rtol = ..., atol = ... }})")
+        ref = spec.reference(inputs, symbols or {}, size)
+        res.check = spec.check(out.args, ref, out.symbols)
     return res
 
 

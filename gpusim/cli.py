@@ -80,6 +80,19 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fmad", type=_bool_word, default=True, metavar="true|false",
                    help="contract mul + add into fma as ptxas does by default (--fmad=false: as nvcc "
                         "--fmad=false, every mul and add rounded on its own)")
+    p.add_argument("--trace-memory", type=_gib, default=None, metavar="GIB",
+                   help="stop a runaway kernel when one batch of blocks has recorded GIB GiB of trace "
+                        "(default 2)")
+
+
+def _gib(text: str) -> int:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of GiB, not {text!r}")
+    return int(v * 2**30)
 
 
 def _progress_printer(quiet: bool):
@@ -128,6 +141,26 @@ def what_if_progress(quiet: bool):
     return done
 
 
+def _run_progress(quiet: bool) -> dict:
+    """``gpusim.run``'s progress callbacks (the emulator's and the timing model's lines of one display), or
+    none when quiet or piped."""
+    if quiet:
+        return {}
+    from gpusim.report.progress import progress_bars
+    bars = progress_bars()
+    return {} if bars is None else {"progress": bars.timing, "emulation_progress": bars.emulation}
+
+
+def run_limits(a) -> dict:
+    """The runaway guards given on the command line (``--budget``, ``--trace-memory``) and ``--fmad``."""
+    kw = {"fmad": a.fmad} if hasattr(a, "fmad") else {}
+    if a.budget is not None:
+        kw["budget"] = a.budget
+    if getattr(a, "trace_memory", None) is not None:
+        kw["trace_memory_limit"] = a.trace_memory
+    return kw
+
+
 def _gpu(name: str, schedule: str | None):
     """A preset name/path, or the loaded config with --schedule applied."""
     if not schedule:
@@ -138,16 +171,12 @@ def _gpu(name: str, schedule: str | None):
 
 def cmd_run(a) -> int:
     import gpusim
-    kw = {"fmad": a.fmad}
-    if a.budget is not None:
-        kw["budget"] = a.budget
     res = gpusim.run(a.source, launch=a.launch, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode,
                      size=a.size,
                      seed=a.seed, check=a.check, gpu=_gpu(a.gpu, a.schedule), regs_per_thread=a.regs,
-                     scheduler=a.scheduler,
-                     shared_mem=a.smem, progress=_progress_printer(a.quiet),
+                     scheduler=a.scheduler, shared_mem=a.smem,
                      timeline=a.mode == "timing" and bool(getattr(a, "plot", None) or getattr(a, "trace_json", None)),
-                     **kw)
+                     **_run_progress(a.quiet), **run_limits(a))
     print(res.summary())
     diag = None
     if res.timing is not None and not a.no_diagnosis:
@@ -284,9 +313,9 @@ def cmd_occupancy(a) -> int:
 
 def cmd_trace(a) -> int:
     import gpusim
-    kw = {"fmad": a.fmad} if a.budget is None else {"budget": a.budget, "fmad": a.fmad}
     res = gpusim.run(a.source, launch=a.launch, kernel=a.kernel, grid=a.grid, block=a.block, mode="emulate",
-                     size=a.size, seed=a.seed, record_trace=True, shared_mem=a.smem, **kw)
+                     size=a.size, seed=a.seed, record_trace=True, shared_mem=a.smem, **_run_progress(a.quiet),
+                     **run_limits(a))
     res.trace.meta.update({"program": a.source, "size": res.size, "seed": a.seed})
     out = res.trace.save(a.output)
     print(f"wrote {out}: kernel {res.kernel}, {res.trace.n_warps:,} warps, {res.trace.n_instructions:,} warp "
@@ -397,6 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("trace", help="run functionally once and save the kernel trace to a file")
     add_launch_options(t)
     t.add_argument("-o", "--output", required=True, help="trace file to write (.trace, compressed npz)")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.set_defaults(fn=cmd_trace)
 
     s = sub.add_parser("simulate", help="time a saved trace on one or more GPU configs")

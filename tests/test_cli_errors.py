@@ -88,6 +88,7 @@ def test_init_refuses_to_overwrite(kernel_dir):
     (["run", "vector_add", "--budget", "0"], "--budget: expected a positive integer, not '0'"),
     (["run", "vector_add", "--block", "0"], "--block"),
     (["run", "vector_add", "--smem", "-4"], "--smem: expected an integer >= 0"),
+    (["run", "vector_add", "--trace-memory", "0"], "--trace-memory: expected a positive number of GiB, not '0'"),
     (["frobnicate"], "invalid choice"),
     (["run", "vector_add", "--what-if", "bank"], "unknown what-if 'bank'; expected auto, all, none or some of"),
     (["report", "vector_add", "--what-if", "banks,nope"], "unknown what-if 'nope'"),

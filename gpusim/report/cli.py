@@ -43,10 +43,8 @@ def _sm_list(text: str) -> list[int]:
 def _launch_kwargs(a) -> dict:
     kw = {"kernel": a.kernel, "grid": a.grid, "block": a.block, "size": a.size, "seed": a.seed,
           "shared_mem": a.smem, "launch": getattr(a, "launch", None)}
-    if getattr(a, "budget", None) is not None:
-        kw["budget"] = a.budget
-    if getattr(a, "fmad", True) is False:
-        kw["fmad"] = False
+    from gpusim.cli import run_limits
+    kw.update(run_limits(a))
     return kw
 
 

@@ -26,7 +26,9 @@ from gpusim.errors import LaunchError
 from gpusim.functional.trace import KernelTrace
 from gpusim.memory.fixed_latency import FixedLatencyMemory
 from gpusim.memory.system import MemorySystem
+from gpusim.functional.recorder import FULL
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
+from gpusim.timing.feed import BlockFeed
 from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
 from gpusim.timing.hooks import TimingObserver, combine_observers
 from gpusim.timing.idealize import IDEALIZATIONS, Idealization
@@ -64,55 +66,98 @@ def _occupancy(trace: KernelTrace, gpu, regs: int, ideal: Idealization | None = 
     return occupancy(gpu, trace.block, regs, 0, shared, n_blocks=trace.n_blocks, optin=True)
 
 
+def merge_groups(trace: KernelTrace, gpu) -> list | None:
+    """What the ptxas-like passes do to a kernel's trace, decided on ``trace`` (the whole trace, or the first
+    chunk of a streamed one): the vector accesses to merge (:mod:`gpusim.timing.vector_merge`), None when
+    the config asks for no merging."""
+    if not gpu.merge_vector_accesses:
+        return None
+    from gpusim.timing.vector_merge import find_merge_groups
+    return find_merge_groups(trace)
+
+
 def _ptxas_passes(trace: KernelTrace, gpu) -> KernelTrace:
     """The trace as the SASS ptxas makes of its PTX would run it: merged vector accesses
     (:mod:`gpusim.timing.vector_merge`) when the config asks for them."""
-    if not gpu.merge_vector_accesses:
+    return apply_passes(trace, merge_groups(trace, gpu))
+
+
+def apply_passes(trace: KernelTrace, groups: list | None) -> KernelTrace:
+    """``trace`` (or a chunk of it) with the passes :func:`merge_groups` decided."""
+    if not groups:
         return trace
-    from gpusim.timing.vector_merge import find_merge_groups, merge_vector_accesses
-    return merge_vector_accesses(trace, find_merge_groups(trace))
+    from gpusim.timing.vector_merge import merge_vector_accesses
+    return merge_vector_accesses(trace, groups)
 
 
-def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
+def simulate(trace, gpu="h100", *, scheduler: str | None = None,
              regs_per_thread: int | None = None, memory=None, observer: TimingObserver | None = None,
              progress=None, ideal: Idealization | None = None) -> TimingResult:
     """Time ``trace`` on ``gpu`` (a :class:`GpuConfig` or a preset name).
 
-    ``scheduler``: warp-scheduling policy name (default: the config's ``scheduler.policy``; its parameters
-    come from the config's ``[scheduler]`` table); ``regs_per_thread``: override the
-    register count (else the trace's, from the compiler, else :func:`estimate_regs_per_thread`);
-    ``memory``: a memory model (see :func:`_resolve_memory`); ``observer``: a :class:`TimingObserver`
-    (events: :mod:`gpusim.timing.hooks`);
+    ``trace``: a whole :class:`KernelTrace`, or a :class:`~gpusim.functional.stream.LaunchStream` whose
+    batches are run (recording their chunks) as the block scheduler reaches their blocks, each block's rows
+    dropped once it is done (:mod:`gpusim.timing.feed`): the same cycles and counters, in memory that
+    follows the resident blocks.  ``scheduler``: warp-scheduling policy name (default: the config's
+    ``scheduler.policy``; its parameters come from the config's ``[scheduler]`` table); ``regs_per_thread``:
+    override the register count (else the trace's, from the compiler, else
+    :func:`estimate_regs_per_thread`); ``memory``: a memory model (see :func:`_resolve_memory`);
+    ``observer``: a :class:`TimingObserver` (events: :mod:`gpusim.timing.hooks`);
     ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time;
-    ``ideal``: an :class:`~gpusim.timing.idealize.Idealization` (what-if: mechanisms made perfect).
+    ``ideal``: an :class:`~gpusim.timing.idealize.Idealization` (what-if: mechanisms made perfect; a whole
+    trace only when it changes the trace, as coalescing and divergence renumber and repack it whole).
     """
     gpu = load_gpu(gpu)
     ideal = ideal or Idealization()
     if ideal:
         gpu = ideal.apply_to_gpu(gpu)
-        trace = ideal.apply_to_trace(trace)
+        if not isinstance(trace, KernelTrace) and (ideal.coalescing or ideal.divergence):
+            raise LaunchError(f"what-if {', '.join(ideal.names)} changes the whole trace: time a recorded trace, "
+                              f"not a launch streamed in chunks")
+    if isinstance(trace, KernelTrace):
+        first, rest = trace, iter(())
+    else:
+        first, rest = _first_chunk(trace), trace.chunks(FULL)
+    with _collector_paused():
+        model = _build(first, rest, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread, memory=memory,
+                       observer=observer, progress=progress, ideal=ideal)
+        cycles = model.run()
+    return _collect(model, gpu, cycles)
+
+
+def _first_chunk(stream) -> KernelTrace:
+    rec = stream.next_batch(FULL)
+    if rec is None:
+        raise LaunchError(f"kernel {stream.kernel!r}: the launch stream has no blocks left to time")
+    return rec.trace
+
+
+def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory, observer, progress,
+           ideal: Idealization | None = None, feed_class=BlockFeed) -> GpuTimingModel:
+    """The timing model of a kernel whose trace starts with ``first`` (whole, or its first chunk) and goes on
+    with the chunks of ``rest``; ``ideal`` as :func:`simulate` (its gpu part already applied)."""
+    ideal = ideal or Idealization()
+    first = ideal.apply_to_trace(first)
     scheduler = scheduler or gpu.scheduler.policy
     if regs_per_thread is not None:
         regs, regs_source = int(regs_per_thread), "override"
-    elif trace.regs_per_thread is not None:
-        regs, regs_source = int(trace.regs_per_thread), "trace"
+    elif first.regs_per_thread is not None:
+        regs, regs_source = int(first.regs_per_thread), "trace"
     else:
-        regs, regs_source = estimate_regs_per_thread(trace), "estimate"
-    trace = _ptxas_passes(trace, gpu)
-    occ = _occupancy(trace, gpu, regs, ideal)
+        regs, regs_source = estimate_regs_per_thread(first), "estimate"
+    occ = _occupancy(first, gpu, regs, ideal)
     if occ.blocks_per_sm < 1:
-        raise LaunchError(f"kernel {trace.kernel!r}: no block of {trace.threads_per_block} threads fits on an SM "
+        raise LaunchError(f"kernel {first.kernel!r}: no block of {first.threads_per_block} threads fits on an SM "
                           f"of {gpu.name} (limited by {', '.join(occ.limiting)}; {regs} regs/thread, "
-                          f"{trace.shared_bytes} B shared memory per block)")
+                          f"{first.shared_bytes} B shared memory per block)")
     mem = _resolve_memory(memory, gpu, observer, ideal)
     lsu = LsuFrontEnd(gpu, ideal)
-    with _collector_paused():
-        requests = lsu.requests(trace)
-        mem.begin(requests)
-        model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
-                               requests=requests, observer=observer, progress=progress, ideal=ideal)
-        cycles = model.run()
-    return _collect(model, trace, gpu, occ, regs, regs_source, lsu, mem, cycles)
+    feed = feed_class(first, rest, lsu=lsu, memory=mem, schedule=getattr(gpu, "instruction_schedule", "ptx"),
+                      warps=[], merge_groups=merge_groups(first, gpu))
+    model = GpuTimingModel(feed, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
+                           observer=observer, progress=progress, ideal=ideal)
+    model.occupancy, model.regs, model.regs_source, model.lsu = occ, regs, regs_source, lsu
+    return model
 
 
 @contextlib.contextmanager
@@ -130,23 +175,17 @@ def _collector_paused():
             gc.enable()
 
 
-def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, regs_source: str, lsu, mem,
-             cycles: int) -> TimingResult:
+def _collect(model: GpuTimingModel, gpu, cycles: int) -> TimingResult:
+    trace, occ, regs, lsu, mem = model.trace, model.occupancy, model.regs, model.lsu, model.memory
     n_sm = gpu.sm.count
     n_sub = gpu.sm.subpartitions
     smsp_inst = np.array([[sp.inst_executed for sp in sm.subpartitions] for sm in model.sms],
                          dtype=np.int64).reshape(n_sm, n_sub)
-    by_warp = np.zeros((trace.n_warps, N_STALL_REASONS), dtype=np.int64)
-    start = np.full(trace.n_warps, -1, dtype=np.int64)
-    end = np.full(trace.n_warps, -1, dtype=np.int64)
-    warp_sm = np.zeros(trace.n_warps, dtype=np.int64)
-    for gid, w in enumerate(model.warps):
-        if w is None:
-            continue
-        by_warp[gid] = w.stall
-        start[gid] = w.start_cycle
-        end[gid] = w.end_cycle
-        warp_sm[gid] = w.smsp.sm.sm_id
+    for w in model.warps:            # warps of blocks that never retired (none, after a finished kernel)
+        if w is not None:
+            model.keep_warps([w], w.smsp.sm.sm_id)
+    by_warp = model.warp_stall
+    warp_sm = model.warp_sm
     sm_stalls = np.zeros((n_sm, N_STALL_REASONS), dtype=np.int64)
     np.add.at(sm_stalls, warp_sm, by_warp)
     per_sm = {
@@ -161,7 +200,7 @@ def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, reg
     counters = timing_counters(
         cycles_elapsed=cycles, sm_cycles_active=per_sm["cycles_active"], smsp_inst_executed=smsp_inst,
         sm_warp_cycles=per_sm["warp_cycles"], stall_totals=totals.tolist(),
-        thread_inst_executed=trace.thread_instructions(), max_warps_per_sm=gpu.sm.max_warps,
+        thread_inst_executed=model.feed.thread_instructions, max_warps_per_sm=gpu.sm.max_warps,
         theoretical_occupancy_pct=occ.occupancy_pct)
     counters.update(occ.as_counters())
     counters.update(lsu.counters())
@@ -174,7 +213,10 @@ def _collect(model: GpuTimingModel, trace: KernelTrace, gpu, occ, regs: int, reg
     return TimingResult(
         kernel=trace.kernel, gpu=gpu.name, scheduler=model.scheduler_name, cycles=cycles, counters=counters,
         stalls={r: int(totals[i]) for i, r in enumerate(STALL_REASONS)}, stalls_by_pc=by_pc,
-        stalls_by_warp=by_warp, per_sm=per_sm, occupancy=occ, regs_per_thread=regs, regs_source=regs_source,
-        memory_model=type(mem).__name__, clock_mhz=float(gpu.clock_mhz),
-        warp_start_cycle=start, warp_end_cycle=end, warp_sm=warp_sm, trace=trace,
-        instruction_schedule=getattr(gpu, "instruction_schedule", "ptx"))
+        stalls_by_warp=by_warp, per_sm=per_sm, occupancy=occ, regs_per_thread=regs,
+        regs_source=model.regs_source, memory_model=type(mem).__name__, clock_mhz=float(gpu.clock_mhz),
+        warp_start_cycle=model.warp_start_cycle, warp_end_cycle=model.warp_end_cycle, warp_sm=warp_sm,
+        trace_rows={"chunks": model.feed.chunks_loaded, "rows": model.feed.warp_instructions,
+                    "peak_rows": model.feed.peak_rows},
+        instruction_schedule=getattr(gpu, "instruction_schedule", "ptx"),
+        _trace=trace if model.feed.chunks_loaded == 1 else None, _passes=model.feed.passes)

@@ -120,10 +120,15 @@ class DecodedKernel:
         self.branch_latency_cycles = latency(LatencyClass.BRANCH)
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)
         self.membar_latency_cycles = latency(LatencyClass.MEMBAR)
-        # Scoreboard of each memory access by its resolved space (a generic load may hit shared memory).
-        long_ids = [MemSpace.GLOBAL.code, MemSpace.LOCAL.code]
-        self.slot_state = int_array(np.where(np.isin(trace.mem_space, long_ids), int(StallReason.LONG_SCOREBOARD),
-                                             int(StallReason.SHORT_SCOREBOARD)))
+        self.slot_state = int_array(slot_states(trace.mem_space))
+
+
+def slot_states(mem_space: np.ndarray) -> np.ndarray:
+    """The scoreboard (stall state) each memory slot's result waits on, by its resolved space: long for
+    global and local, short otherwise (a generic load may hit shared memory)."""
+    long_ids = [MemSpace.GLOBAL.code, MemSpace.LOCAL.code]
+    return np.where(np.isin(mem_space, long_ids), int(StallReason.LONG_SCOREBOARD),
+                    int(StallReason.SHORT_SCOREBOARD)).astype(np.int64)
 
 
 def _op_of(ins: StaticInstr) -> int:

@@ -20,8 +20,7 @@ from collections import deque
 import numpy as np
 import simpy
 
-from gpusim.functional.trace import KernelTrace
-from gpusim.timing.decode import INF, SMSP_PIPES, DecodedKernel, int_array, schedule_rows
+from gpusim.timing.decode import INF, SMSP_PIPES, DecodedKernel, int_array
 from gpusim.timing.schedulers import make_scheduler
 from gpusim.timing.sm import StreamingMultiprocessor, Warp, step_sms
 from gpusim.timing.warp_states import N_STALL_REASONS
@@ -46,16 +45,23 @@ class BlockScheduler:
     Simplification: one FIFO for all SMs, fractional cycles kept exactly and rounded up where used.
     """
 
-    def __init__(self, n_blocks: int, dispatch_interval: float = 0.0, completion_interval: float = 0.0) -> None:
+    def __init__(self, n_blocks: int, dispatch_interval: float = 0.0, completion_interval: float = 0.0,
+                 load=None) -> None:
         self.queue = deque(range(n_blocks))
         self.n_blocks = n_blocks
         self.dispatch_interval = float(dispatch_interval)
         self.completion_interval = float(completion_interval)
         self.completion_free = 0.0
         self.last_completion = 0
+        self.load = load          # load(bid): the simulator brings a block's trace in before dispatching it
 
     def next_block(self) -> int | None:
-        return self.queue.popleft() if self.queue else None
+        if not self.queue:
+            return None
+        bid = self.queue.popleft()
+        if self.load is not None:
+            self.load(bid)
+        return bid
 
     def initial_dispatch(self, sms: list[StreamingMultiprocessor], blocks_per_sm: int, now: int) -> None:
         k = 0
@@ -80,44 +86,53 @@ class BlockScheduler:
 class GpuTimingModel:
     """A whole-GPU timing simulation of one kernel trace: builds the SMs, runs the next-event loop to the end
     of the kernel and keeps the raw totals (per warp, per SM, per PC) that :func:`gpusim.timing.simulate`
-    turns into counters.
+    turns into counters.  The trace's rows come from a :class:`~gpusim.timing.feed.BlockFeed` (the whole
+    trace, or chunks loaded as the block scheduler reaches them); each warp's totals are kept in arrays
+    when its block retires, and its :class:`~gpusim.timing.sm.Warp` is let go.
 
     Simplifications: one kernel at a time; the kernel's cycle count starts at the launch (including
     ``kernel_launch_cycles``) and ends when the last block retires.
     """
 
-    def __init__(self, trace: KernelTrace, gpu, *, scheduler: str, blocks_per_sm: int, memory, requests,
-                 observer=None, progress=None, ideal=None) -> None:
-        self.trace = trace
+    def __init__(self, feed, gpu, *, scheduler: str, blocks_per_sm: int, memory, observer=None,
+                 progress=None, ideal=None) -> None:
+        trace = feed.first
+        self.trace = trace                   # the first chunk (the static facts of the launch)
+        self.feed = feed
         self.gpu = gpu
         self.scheduler_name = scheduler
         make_scheduler(scheduler, gpu)     # fail early on an unknown name
         self.blocks_per_sm = blocks_per_sm
         self.memory = memory
-        self.requests = requests             # a MemoryRequest per memory slot (gpusim.timing.lsu)
         self.observer = observer             # a gpusim.timing.hooks.TimingObserver, or None
         self.progress = progress
         self.kernel = DecodedKernel(trace, gpu, free_barriers=bool(ideal is not None and ideal.barriers))
+        self.kernel.slot_state = feed.slot_state
         self.n_pipes = len(SMSP_PIPES)
-        # The order each warp issues its recorded instructions in (gpu.instruction_schedule).
-        pcs, slots = schedule_rows(trace, getattr(gpu, "instruction_schedule", "ptx"))
-        self.trace_pc = int_array(pcs)
-        self.mem_slot = int_array(slots)
-        ws = trace.warp_start.tolist()
-        self.warp_rows = [(ws[i], ws[i + 1]) for i in range(trace.n_warps)]
-        order = np.lexsort((trace.warp_in_block, trace.warp_block))
-        self.block_warps: list[list[int]] = [[] for _ in range(trace.n_blocks)]
-        for gid, bid in zip(order.tolist(), trace.warp_block[order].tolist()):
-            self.block_warps[bid].append(gid)
+        # What the SMs read by row and slot: the feed's arrays (bound again when it reallocates them).
+        self.trace_pc = feed.trace_pc
+        self.mem_slot = feed.mem_slot
+        self.requests = feed.requests        # a MemoryRequest per memory slot (gpusim.timing.lsu)
+        self.warp_rows = feed.warp_rows
+        self.block_warps = feed.block_warps
+        n_warps = trace.launch_warps
         self.pc_stalls = int_array(np.zeros(len(trace.instructions) * N_STALL_REASONS, dtype=np.int64))
-        self.warps: list[Warp | None] = [None] * trace.n_warps
+        self.warps: list[Warp | None] = [None] * n_warps
+        feed.warps = self.warps
+        feed.rebind = self.rebind
+        # Each warp's totals, kept when its block retires.
+        self.warp_stall = np.zeros((n_warps, N_STALL_REASONS), dtype=np.int64)
+        self.warp_start_cycle = np.full(n_warps, -1, dtype=np.int64)
+        self.warp_end_cycle = np.full(n_warps, -1, dtype=np.int64)
+        self.warp_sm = np.zeros(n_warps, dtype=np.int64)
         self.blocks_done = 0
         self.barrier_releases = 0
         self._age = 0
         self._progress_calls = 0
         self._progress_last = time.perf_counter()
         self.block_scheduler = BlockScheduler(trace.n_blocks, getattr(gpu, "block_dispatch_interval_cycles", 0.0),
-                                              getattr(gpu, "block_completion_interval_cycles", 0.0))
+                                              getattr(gpu, "block_completion_interval_cycles", 0.0),
+                                              load=feed.load)
         self.sms: list[StreamingMultiprocessor] = []
         self.cycles = 0
 
@@ -130,10 +145,34 @@ class GpuTimingModel:
 
     def block_retired(self, sm: StreamingMultiprocessor, b, now: int) -> None:
         self.blocks_done += 1
+        self.keep_warps(b.warps, sm.sm_id)
+        self.feed.retired(b.bid)
         done = self.block_scheduler.complete(now)
         bid = self.block_scheduler.next_block()
         if bid is not None:
             sm.dispatch(bid, done)
+
+    def rebind(self) -> None:
+        """The feed replaced its row and slot arrays (it grew or compacted them): every holder reads the new
+        ones.  They are replaced, never resized in place, because the compiled SM reads them through typed
+        memoryviews, and an array('q') a memoryview holds cannot change size."""
+        feed = self.feed
+        self.trace_pc, self.mem_slot = feed.trace_pc, feed.mem_slot
+        self.kernel.slot_state = feed.slot_state
+        for sm in self.sms:
+            sm.trace_pc, sm.mem_slot = feed.trace_pc, feed.mem_slot
+            for sp in sm.subpartitions:
+                sp.trace_pc, sp.mem_slot, sp.slot_state = feed.trace_pc, feed.mem_slot, feed.slot_state
+
+    def keep_warps(self, warps, sm_id: int) -> None:
+        """Keep the totals of ``warps`` (of a retired block) and let their Warp objects go."""
+        for w in warps:
+            g = w.gid
+            self.warp_stall[g] = w.stall
+            self.warp_start_cycle[g] = w.start_cycle
+            self.warp_end_cycle[g] = w.end_cycle
+            self.warp_sm[g] = sm_id
+            self.warps[g] = None
 
     def tick_progress(self, now: int) -> None:
         self._progress_calls += 1

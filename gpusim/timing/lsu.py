@@ -52,13 +52,13 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def slot_origins(trace: KernelTrace) -> tuple[np.ndarray, np.ndarray]:
-    """(warp, pc) of every memory slot: int64 arrays indexed by slot."""
+    """(warp of the launch, pc) of every memory slot: int64 arrays indexed by slot."""
     rows = np.flatnonzero(trace.mem_slot >= 0)
     slots = trace.mem_slot[rows]
     m = int(trace.addresses.shape[0])
     warp = np.zeros(m, dtype=np.int64)
     pc = np.zeros(m, dtype=np.int64)
-    warp[slots] = np.searchsorted(trace.warp_start, rows, side="right") - 1
+    warp[slots] = np.searchsorted(trace.warp_start, rows, side="right") - 1 + trace.first_warp
     pc[slots] = trace.pc[rows]
     return warp, pc
 
@@ -128,12 +128,13 @@ class LsuFrontEnd:
         self.loads_from_shared = bool(ideal is not None and ideal.reuse)
 
     def requests(self, trace: KernelTrace) -> list[MemoryRequest]:
-        """One request per memory slot of ``trace`` (index = slot), counted into this front end's counters."""
+        """One request per memory slot of ``trace`` (index = slot), counted into this front end's counters.
+        A chunk of a streamed trace gives what its slots give in the whole trace (the counters add up)."""
         m = int(trace.addresses.shape[0])
         out: list = [None] * m
         warps, slot_pc = slot_origins(trace)
         space = np.asarray(trace.mem_space, dtype=np.int64)
-        amap = AddressMap(trace.n_warps, local_bytes_per_thread(trace, slot_pc))
+        amap = AddressMap(trace.launch_warps, local_bytes_per_thread(trace, slot_pc))
         key = slot_pc * _N_CODES + space
         order = np.argsort(key, kind="stable")
         keys, starts = np.unique(key[order], return_index=True)

@@ -24,6 +24,8 @@ class TimingResult:
       (after draining its stores), and on which SM.
     * ``instruction_schedule``: the order the warps issued their rows in (the config's, ``"hoist"`` or
       ``"ptx"``: :func:`gpusim.timing.decode.schedule_rows`).
+    * ``trace_rows``: how the trace came in (:mod:`gpusim.timing.feed`): ``chunks``, ``rows`` (warp
+      instructions timed) and ``peak_rows`` (the most rows held at once).
     """
 
     kernel: str
@@ -43,8 +45,20 @@ class TimingResult:
     warp_start_cycle: np.ndarray = field(repr=False, default=None)
     warp_end_cycle: np.ndarray = field(repr=False, default=None)
     warp_sm: np.ndarray = field(repr=False, default=None)
-    trace: object = field(repr=False, default=None)   # the trace as timed: after the ptxas-like passes
     instruction_schedule: str = "ptx"
+    trace_rows: dict = field(default_factory=dict)   # chunks loaded, rows timed, most rows held at once
+    _trace: object = field(repr=False, default=None)         # the trace as timed, when the model held it whole
+    _passes: object = field(repr=False, default=None)        # recorded trace -> the trace as timed
+    _trace_again: object = field(repr=False, default=None)   # () -> the recorded trace, for a streamed launch
+
+    @property
+    def trace(self):
+        """The trace the timing model ran: after the ptxas-like passes (merged vector accesses,
+        :mod:`gpusim.timing.vector_merge`).  A launch streamed to the model in chunks was never held whole:
+        its trace is recorded again on first use (where the run says how: :func:`gpusim.run`), else None."""
+        if self._trace is None and self._trace_again is not None:
+            self._trace = self._passes(self._trace_again())
+        return self._trace
 
     @property
     def ipc(self) -> float:

@@ -119,6 +119,43 @@ def test_progress_bar_forced():
     assert progress_bar() is None or callable(progress_bar())
 
 
+def test_a_long_emulation_shows_its_warp_instructions_while_no_block_finishes(monkeypatch):
+    from io import StringIO
+
+    from rich.console import Console
+
+    import gpusim
+    from gpusim.errors import BudgetExceededError
+    from gpusim.functional import stream
+    from gpusim.report.progress import progress_bars
+    monkeypatch.setattr(stream, "PROGRESS_INTERVAL_S", 0.0)      # report at every look, not every 0.5 s
+    buf = StringIO()
+    bars = progress_bars(force=True, console=Console(file=buf, force_terminal=True, width=140))
+    seen = []
+
+    def emulation(done, total, warp_instructions):
+        seen.append((done, total, warp_instructions))
+        bars.emulation(done, total, warp_instructions)
+
+    ptx = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry spin()
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r0, 0;
+LOOP:
+    add.u32 %r0, %r0, 1;
+    bra.uni LOOP;
+}
+"""
+    with pytest.raises(BudgetExceededError):
+        gpusim.run(ptx, grid=1, block=32, args=[], budget=5_000, emulation_progress=emulation)
+    bars.close()
+    assert seen and all(done == 0 and total == 1 for done, total, _ in seen)      # inside the first batch
+    assert "emulating" in buf.getvalue() and "warp instructions" in buf.getvalue()
+
+
 def test_piped_report_keeps_source_brackets_and_whole_cells(capsys):
     """Rich markup is escaped (``[t]`` is source text, not a style) and a piped report is not cut to '…'."""
     assert main(["report", "reduce_interleaved", "--size", "small", "--quiet"]) == 0

@@ -1,0 +1,74 @@
+"""The trace streamed to the timing model chunk by chunk (gpusim.timing.feed), as a datasheet: every bundled
+program's small sizes time to the same cycles, counters and stall totals whether the trace comes whole or
+one block per chunk with the rows compacted after nearly every chunk; the rows held at once follow the
+resident blocks, not the kernel's length."""
+import numpy as np
+import programs
+import pytest
+
+import gpusim
+from gpusim.api import load_module
+from gpusim.config import load_gpu
+from gpusim.functional.emulator import Emulator
+from gpusim.timing import feed, simulate
+
+SMALL = [(name, size) for name in programs.names() for size in programs.get(name).sizes
+         if size.startswith("small")]
+
+
+def launch(name, size, max_lanes):
+    spec = programs.get(name)
+    module, _ = load_module(name)
+    lnch = spec.launch(size)
+    kernel = module.kernel(lnch.kernel)
+    emu = Emulator(module, max_lanes=max_lanes)
+    kw = dict(symbols=spec.make_symbols(size, 0), shared_mem=int(lnch.shared_mem or 0),
+              regs_per_thread=spec.registers(kernel.name))
+    return emu, (kernel.name, lnch.grid, lnch.block), kw, spec
+
+
+def same_timing(a, b):
+    assert a.cycles == b.cycles
+    assert a.counters == b.counters
+    assert a.stalls == b.stalls and a.stalls_by_pc == b.stalls_by_pc
+    np.testing.assert_array_equal(a.stalls_by_warp, b.stalls_by_warp)
+    np.testing.assert_array_equal(a.warp_end_cycle, b.warp_end_cycle)
+
+
+@pytest.mark.parametrize("name,size", SMALL, ids=[f"{n}/{s}" for n, s in SMALL])
+def test_one_block_per_chunk_times_like_the_whole_trace(name, size, monkeypatch):
+    monkeypatch.setattr(feed, "_MIN_COMPACT_ROWS", 16)       # compact whenever the rows have doubled
+    spec = programs.get(name)
+    emu, (k, grid, block), kw, _ = launch(name, size, max_lanes=1)     # one block per batch
+    whole = emu.launch(k, grid, block, spec.make_args(size, 0), record=True, **kw)
+    stream = emu.stream(k, grid, block, spec.make_args(size, 0), **kw)
+    streamed = simulate(stream, "h100")
+    out = stream.finish()
+    same_timing(simulate(whole.trace, "h100"), streamed)
+    assert streamed.trace_rows["chunks"] == whole.trace.n_blocks
+    for a, b in zip(whole.args, out.args):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_gpusim_run_streams_by_default_and_gives_what_the_whole_trace_gives():
+    streamed = gpusim.run("vector_add", size="default", mode="timing")
+    whole = gpusim.run("vector_add", size="default", mode="timing", record_trace=True)
+    same_timing(whole.timing, streamed.timing)
+    assert streamed.timing.trace_rows["chunks"] == 2          # 391 blocks, 256 a batch
+    assert whole.timing.trace_rows["chunks"] == 1
+    assert streamed.stats.warp_instructions == whole.stats.warp_instructions
+    # the trace of a streamed run is recorded again when asked for: the same rows
+    np.testing.assert_array_equal(streamed.trace.pc, whole.trace.pc)
+
+
+def test_the_rows_held_follow_the_resident_blocks_not_the_kernel_length(monkeypatch):
+    # vector_add "default": 391 blocks of 8 warps; on an H100 cut to 4 SMs (8 blocks each) about 12 waves;
+    # its 69 k rows are below the size at which the feed starts compacting, so lower that
+    monkeypatch.setattr(feed, "_MIN_COMPACT_ROWS", 1024)
+    spec = programs.get("vector_add")
+    emu, (k, grid, block), kw, _ = launch("vector_add", "default", max_lanes=16 * 256)   # 16 blocks a chunk
+    gpu = load_gpu("h100", overrides={"sm.count": 4})
+    res = simulate(emu.stream(k, grid, block, spec.make_args("default", 0), **kw), gpu)
+    rows = res.trace_rows
+    assert rows["chunks"] == -(-391 // 16)
+    assert rows["peak_rows"] < rows["rows"] / 4
