@@ -239,13 +239,18 @@ def _cuda_params(source, spec, kernel_name: str):
     return found[demangled[0]] if len(demangled) == 1 else None
 
 
+STREAM_LANES = 16384                # threads per emulator batch of a launch streamed in many batches
+STREAM_SMALL_BATCHES_ABOVE = 2      # ... of more than this many default-size batches
+
+
 def run(source, kernel: str | None = None, grid=None, block=None, args: list | None = None, *,
         launch: str | Path | None = None, mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
         seed: int = 0, check: bool = False, gpu="h100", regs_per_thread: int | None = None,
         scheduler: str | None = None, budget: int = DEFAULT_BUDGET, record_trace: bool | None = None,
         progress=None, observer=None, timeline: bool = False, fmad: bool = True, sanitize=None,
         schedule: str | None = None, schedule_seed: int | None = None, host: dict | None = None,
-        global_races: str = "block", emulation_progress=None, trace_memory_limit: int | None = None) -> RunResult:
+        global_races: str = "block", emulation_progress=None, trace_memory_limit: int | None = None,
+        sample="auto") -> RunResult:
     """Run a kernel. See the module docstring; ``mode`` is "emulate" (functional only) or "timing";
     ``launch`` names a launch file (default: the ``.toml`` beside the source).
 
@@ -256,6 +261,9 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
     bytes one batch's trace may take while it records (both stop a runaway kernel with a clear error).
     ``progress(cycles, blocks_done, blocks_total)``: the timing model's progress, about every 0.5 s;
     ``emulation_progress(blocks_done, blocks_total, warp_instructions)``: the emulator's, in either mode.
+    ``sample``: timing mode's full or sampled simulation (:mod:`gpusim.timing.sampling`): ``"auto"`` (the
+    default: sampled when the launch is large, and ``res.timing.sampling`` says so), True or a number of
+    SMs (sampled), False (full detail).  A timeline needs every warp: ``timeline=True`` times in full.
     ``observer``: a :class:`gpusim.timing.hooks.TimingObserver` that sees the timing model's events;
     ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.analysis.timeline`) during the run.
     ``fmad=False`` keeps every mul and add separately rounded (as ``nvcc --fmad=false``); by default they are
@@ -339,10 +347,24 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
             collector = TimelineCollector()
             observer = combine_observers(collector, observer)
         if streamed:
-            # The emulator runs batch by batch as the timing model's block scheduler reaches the blocks.
+            # The emulator runs batch by batch as the timing model's block scheduler reaches the blocks;
+            # a launch of many batches runs in smaller ones, so that what one batch records stays small.
+            threads = int(np.prod(dim3(grid, "grid"))) * int(np.prod(dim3(block, "block")))
+            if threads > STREAM_SMALL_BATCHES_ABOVE * emu.max_lanes:
+                emu.max_lanes = STREAM_LANES
             stream = emu.stream(k.name, grid, block, list(args), progress=emulation_progress, **launch_args)
             res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
-                                  progress=progress, observer=observer)
+                                  progress=progress, observer=observer, sample=sample)
+            info = res.timing.sampling
+            if sample == "auto" and info is not None and info.memory_bound:
+                # the sampled machine does not reproduce the whole GPU's L2/DRAM contention (measured:
+                # benchmarks/sampling.py): time such a launch in full, from its inputs again
+                stream = Emulator(module, budget=budget, fmad=fmad, max_lanes=emu.max_lanes).stream(
+                    k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs],
+                    progress=emulation_progress, **launch_args)
+                res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
+                                      progress=progress, observer=observer, sample=False)
+                res.timing.sampling_declined = info.describe() + "; memory-bound, so timed in full"
             out = stream.finish()
             res._record_again = lambda: Emulator(module, budget=budget, fmad=fmad).launch(
                 k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs], record=True,
@@ -352,7 +374,8 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
             out = emu.launch(k.name, grid, block, list(args), record=True, progress=emulation_progress,
                              **launch_args)
             res.timing = simulate(out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
-                                  progress=progress, observer=observer)
+                                  progress=progress, observer=observer,
+                                  sample=False if collector is not None else sample)
             if collector is not None:
                 res._timeline = collector.finish(res.timing.trace, res.timing, gpu)
     elif not tools:

@@ -85,6 +85,22 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
                         "(default 2)")
 
 
+def add_sample_options(p: argparse.ArgumentParser) -> None:
+    """``--sample [SMS]`` / ``--full``: sampled or full-detail timing (default: sampled for large launches)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--sample", nargs="?", const=True, default=None, type=_positive, metavar="SMS",
+                   help="sampled timing: the launch's blocks timed on SMS SMs (default 4) with their share of "
+                        "L2 and DRAM, extrapolated to the GPU with an error bound (default: sampled when the "
+                        "launch is estimated at 4M+ warp instructions; the report says so)")
+    g.add_argument("--full", dest="sample", action="store_const", const=False,
+                   help="full-detail timing of every block, however large the launch")
+
+
+def _sample(a):
+    """``--sample``/``--full`` as ``simulate``'s ``sample`` (given neither: "auto")."""
+    return "auto" if a.sample is None else a.sample
+
+
 def _gib(text: str) -> int:
     try:
         v = float(text)
@@ -176,7 +192,7 @@ def cmd_run(a) -> int:
                      seed=a.seed, check=a.check, gpu=_gpu(a.gpu, a.schedule), regs_per_thread=a.regs,
                      scheduler=a.scheduler, shared_mem=a.smem,
                      timeline=a.mode == "timing" and bool(getattr(a, "plot", None) or getattr(a, "trace_json", None)),
-                     **_run_progress(a.quiet), **run_limits(a))
+                     sample=_sample(a), **_run_progress(a.quiet), **run_limits(a))
     print(res.summary())
     diag = None
     if res.timing is not None and not a.no_diagnosis:
@@ -329,7 +345,7 @@ def cmd_simulate(a) -> int:
     trace = KernelTrace.load(a.trace)
     for g in a.gpu or ["h100"]:
         r = simulate(trace, _gpu(g, a.schedule), scheduler=a.scheduler, regs_per_thread=a.regs,
-                     progress=_progress_printer(a.quiet))
+                     progress=_progress_printer(a.quiet), sample=_sample(a))
         print(f"== {g} ==")
         print(r.summary())
     return 0
@@ -393,6 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-diagnosis", action="store_true",
                    help="leave out the 'why is it slow' section (timing mode) and its what-ifs")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_sample_options(r)
     r.set_defaults(fn=cmd_run)
 
     c = sub.add_parser("compile", help="CUDA C -> PTX through NVRTC (needs: pip install -e .[cuda])")
@@ -436,6 +453,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--regs", type=int)
     s.add_argument("--schedule", choices=("hoist", "ptx"), help="instruction order (default: the preset's)")
     s.add_argument("--quiet", action="store_true")
+    add_sample_options(s)
     s.set_defaults(fn=cmd_simulate)
 
     g = sub.add_parser("gpus", help="list the GPU presets")

@@ -227,7 +227,11 @@ class TraceRecorder:
         spaces = np.zeros(0, np.uint8)
         if b.mem_step:
             starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            rows = np.concatenate([np.arange(starts[s], starts[s] + counts[s]) for s in b.mem_step])
+            ms = np.asarray(b.mem_step, dtype=np.int64)
+            n_rows = counts[ms]
+            # each memory step's rows, step after step (one arange per step, built at once)
+            rows = np.repeat(starts[ms] - np.concatenate(([0], np.cumsum(n_rows)[:-1])), n_rows) + \
+                np.arange(int(n_rows.sum()), dtype=np.int64)
             slot[rows] = np.arange(rows.size)
             addrs = np.concatenate(b.addr)
             sizes = np.array([a.shape[0] for a in b.addr], dtype=np.int64)

@@ -38,7 +38,7 @@ Files: :meth:`KernelTrace.save` writes one compressed ``.npz`` (the static part 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -149,6 +149,32 @@ class KernelTrace:
             addresses=np.concatenate([c.addresses for c in chunks]),
             mem_space=np.concatenate([c.mem_space for c in chunks]),
         )
+
+    def select_blocks(self, lo: int, hi: int, *, first_block: int, grid) -> "KernelTrace":
+        """Blocks ``lo .. hi - 1`` (launch numbering, all inside this trace) as a chunk of another launch of
+        ``grid`` in which they are blocks ``first_block ..``: their rows and memory slots (renumbered from 0
+        in slot order), the rest of the static facts kept.  A sampled simulation times such a launch."""
+        wpb = self.warps_per_block
+        w0, w1 = lo * wpb - self.first_warp, hi * wpb - self.first_warp
+        if not 0 <= w0 <= w1 <= self.n_warps:
+            raise GpusimError(f"blocks {lo}..{hi - 1} are not all in this trace (warps {self.first_warp}.."
+                              f"{self.first_warp + self.n_warps - 1})")
+        r0, r1 = int(self.warp_start[w0]), int(self.warp_start[w1])
+        slot = self.mem_slot[r0:r1]
+        used = slot >= 0
+        keep = np.sort(slot[used])
+        new_slot = np.full(slot.shape, -1, dtype=np.int32)
+        new_slot[used] = np.searchsorted(keep, slot[used]).astype(np.int32)
+        n = w1 - w0
+        return replace(
+            self, grid=tuple(int(g) for g in grid),
+            warp_block=(first_block + np.arange(n) // wpb).astype(np.int32),
+            warp_in_block=self.warp_in_block[w0:w1].copy(),
+            warp_start=(self.warp_start[w0:w1 + 1] - r0).astype(np.int64),
+            pc=self.pc[r0:r1].copy(), active_mask=self.active_mask[r0:r1].copy(),
+            exec_mask=self.exec_mask[r0:r1].copy(), mem_slot=new_slot,
+            addresses=self.addresses[keep], mem_space=self.mem_space[keep],
+            first_warp=first_block * wpb)
 
     @property
     def threads_per_block(self) -> int:

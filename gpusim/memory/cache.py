@@ -93,6 +93,21 @@ class SectoredCache:
         self.pending[sector] = ready
         heapq.heappush(self.outstanding, ready)
 
+    def warm(self, sector: int, ready: int, evicted: list[int] | None = None) -> None:
+        """A fill that a requester outside the simulation started: the sector is allocated (usable from
+        ``ready``) as :meth:`fill` would, or made most recent if present; no counter moves and no MSHR is
+        taken (the requester's own)."""
+        line, sub = divmod(sector, self.spl)
+        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
+        e = s.get(line)
+        if e is not None and e[0] >> sub & 1:
+            del s[line]
+            s[line] = e
+            return
+        e = self._line_entry(line, evicted)
+        e[0] |= 1 << sub
+        self.pending[sector] = ready
+
     def write(self, sector: int, allocate: bool, evicted: list[int] | None = None) -> bool:
         """Write a whole sector: returns whether it was present.  With ``allocate`` a missing sector is
         allocated dirty without fetching it (the write covers it); without, a miss changes nothing."""

@@ -44,6 +44,9 @@ class FixedLatencyMemory:
 
     admit = begin
 
+    def warm(self, now: int, sectors) -> None:
+        """Nothing to warm: no cache here (a sampled simulation's other SMs leave no trace)."""
+
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
         latency, name = self._plan[request]
         if name is not None:

@@ -22,6 +22,11 @@ The contract of a :class:`MemoryModel`
     ``begin`` would have done with them, done now: so a trace timed chunk by chunk gives what it gives
     whole, as long as ``begin``'s priming of a request does not depend on when it happens.
 
+``warm(now, sectors)``
+    Only in a sampled simulation (:mod:`gpusim.timing.sampling`): global-memory sectors (byte address // 32)
+    that SMs not simulated touched at about cycle ``now``; a model with shared caches puts them there as
+    those SMs' misses would, without counting them.
+
 ``access(now, sm, request) -> (ready, busy)``
     One warp memory instruction issued on SM ``sm`` at SM cycle ``now``.  Calls come in nondecreasing
     ``now`` over all SMs (the GPU steps its SMs in time order), once per issued instruction.  Returns:
@@ -113,6 +118,9 @@ class MemoryModel(Protocol):
 
     def admit(self, requests: Sequence[MemoryRequest]) -> None:
         """A later chunk of the kernel's trace arrives; ``requests`` are all it will issue."""
+
+    def warm(self, now: int, sectors: Sequence[int]) -> None:
+        """Sectors that SMs outside a sampled simulation touched at about ``now``."""
 
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
         """(ready cycle, cycles the SM's memory path is busy) of ``request`` issued at ``now`` on ``sm``."""

@@ -173,6 +173,22 @@ class MemorySystem:
         self._params_installed |= params
         self._install_params(params)
 
+    def warm(self, now: int, sectors) -> None:
+        """Global-memory sectors that SMs outside a sampled simulation read or wrote at about cycle ``now``
+        (:mod:`gpusim.timing.sampling`): each goes into its L2 slice as those SMs' misses would bring it,
+        usable an unloaded DRAM latency later (a simulated request for it meanwhile merges with that fill);
+        one already there becomes most recent.  Their own DRAM traffic is not modelled (the sampled machine
+        has the simulated SMs' share of the DRAM); dirty sectors they evict are written back.
+
+        Simplifies: the other SMs' stores do not make the sectors dirty; no counter moves."""
+        ready = int(now) + self.spec.dram.latency_cycles
+        evicted: list[int] = []
+        l2, slice_of = self._l2, self.slice_of
+        for sector in sectors:
+            l2(slice_of(sector)).warm(sector, ready, evicted)
+        if evicted:
+            self._write_back(now, evicted)
+
     def _install_params(self, param_sectors) -> None:
         """Kernel parameters are written into constant bank 0 by the launch itself, after ncu's cache flush,
         so an SM's first ``ld.param`` misses its constant cache but hits in L2 (it never goes to DRAM).

@@ -92,7 +92,7 @@ def apply_passes(trace: KernelTrace, groups: list | None) -> KernelTrace:
 
 def simulate(trace, gpu="h100", *, scheduler: str | None = None,
              regs_per_thread: int | None = None, memory=None, observer: TimingObserver | None = None,
-             progress=None, ideal: Idealization | None = None) -> TimingResult:
+             progress=None, ideal: Idealization | None = None, sample=False) -> TimingResult:
     """Time ``trace`` on ``gpu`` (a :class:`GpuConfig` or a preset name).
 
     ``trace``: a whole :class:`KernelTrace`, or a :class:`~gpusim.functional.stream.LaunchStream` whose
@@ -105,8 +105,12 @@ def simulate(trace, gpu="h100", *, scheduler: str | None = None,
     ``observer``: a :class:`TimingObserver` (events: :mod:`gpusim.timing.hooks`);
     ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time;
     ``ideal``: an :class:`~gpusim.timing.idealize.Idealization` (what-if: mechanisms made perfect; a whole
-    trace only when it changes the trace, as coalescing and divergence renumber and repack it whole).
+    trace only when it changes the trace, as coalescing and divergence renumber and repack it whole);
+    ``sample``: False (full detail), True or a number of SMs (sampled, :mod:`gpusim.timing.sampling`: the
+    result's ``sampling`` says how, with its error bound), or ``"auto"`` (sampled when the launch is large,
+    :func:`gpusim.timing.sampling.should_sample`, judged on its first batch of blocks; never with ``ideal``).
     """
+    from gpusim.timing import sampling
     gpu = load_gpu(gpu)
     ideal = ideal or Idealization()
     if ideal:
@@ -114,13 +118,22 @@ def simulate(trace, gpu="h100", *, scheduler: str | None = None,
         if not isinstance(trace, KernelTrace) and (ideal.coalescing or ideal.divergence):
             raise LaunchError(f"what-if {', '.join(ideal.names)} changes the whole trace: time a recorded trace, "
                               f"not a launch streamed in chunks")
-    if isinstance(trace, KernelTrace):
-        first, rest = trace, iter(())
-    else:
-        first, rest = _first_chunk(trace), trace.chunks(FULL)
+        if sample not in (False, None, "auto"):
+            raise LaunchError("a what-if idealisation times the launch in full detail: leave out sample")
+    kw = dict(scheduler=scheduler, regs_per_thread=regs_per_thread, memory=memory, observer=observer,
+              progress=progress)
+    first = trace if isinstance(trace, KernelTrace) else _first_chunk(trace)
+    if sample == "auto" and not ideal:
+        per_block = first.n_instructions / max(1, first.n_warps // max(1, first.warps_per_block))
+        sample, reason = sampling.should_sample(first.n_blocks, per_block * first.n_blocks, gpu)
+    elif sample not in (False, None, "auto"):
+        reason = "--sample"
+    if sample not in (False, None, "auto"):
+        sms = sampling.DEFAULT_SMS if sample is True else int(sample)
+        return sampling.simulate_sampled(trace, gpu, sms=sms, first=first, reason=reason, **kw)
+    rest = iter(()) if isinstance(trace, KernelTrace) else trace.chunks(FULL)
     with _collector_paused():
-        model = _build(first, rest, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread, memory=memory,
-                       observer=observer, progress=progress, ideal=ideal)
+        model = _build(first, rest, gpu, ideal=ideal, **kw)
         cycles = model.run()
     return _collect(model, gpu, cycles)
 
@@ -132,6 +145,15 @@ def _first_chunk(stream) -> KernelTrace:
     return rec.trace
 
 
+def _regs(first: KernelTrace, regs_per_thread: int | None) -> tuple[int, str]:
+    """Registers per thread and where the number comes from."""
+    if regs_per_thread is not None:
+        return int(regs_per_thread), "override"
+    if first.regs_per_thread is not None:
+        return int(first.regs_per_thread), "trace"
+    return estimate_regs_per_thread(first), "estimate"
+
+
 def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory, observer, progress,
            ideal: Idealization | None = None, feed_class=BlockFeed) -> GpuTimingModel:
     """The timing model of a kernel whose trace starts with ``first`` (whole, or its first chunk) and goes on
@@ -139,12 +161,7 @@ def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory,
     ideal = ideal or Idealization()
     first = ideal.apply_to_trace(first)
     scheduler = scheduler or gpu.scheduler.policy
-    if regs_per_thread is not None:
-        regs, regs_source = int(regs_per_thread), "override"
-    elif first.regs_per_thread is not None:
-        regs, regs_source = int(first.regs_per_thread), "trace"
-    else:
-        regs, regs_source = estimate_regs_per_thread(first), "estimate"
+    regs, regs_source = _regs(first, regs_per_thread)
     occ = _occupancy(first, gpu, regs, ideal)
     if occ.blocks_per_sm < 1:
         raise LaunchError(f"kernel {first.kernel!r}: no block of {first.threads_per_block} threads fits on an SM "

@@ -41,6 +41,17 @@ _ROW = np.int64            # the arrays' element (array('q'): what the compiled 
 _MIN_COMPACT_ROWS = 1 << 16
 
 
+class Warming:
+    """Global-memory sectors that blocks not timed touched (a sampled simulation,
+    :mod:`gpusim.timing.sampling`): an item of a feed's chunk stream, handed to the memory model's
+    ``warm(now, sectors)`` when the feed reaches it."""
+
+    __slots__ = ("sectors",)
+
+    def __init__(self, sectors: list[int]) -> None:
+        self.sectors = sectors
+
+
 class BlockFeed:
     """The rows of the loaded blocks of one kernel (see the module docstring).
 
@@ -56,6 +67,7 @@ class BlockFeed:
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
                  warps: list, merge_groups: list | None = None) -> None:
         self.merge_groups = merge_groups
+        self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
         first = self.passes(first)
         self.first = first                                # as timed: after the passes
         self._rest = rest
@@ -75,21 +87,28 @@ class BlockFeed:
         self.live: dict[int, list[int]] = {}              # loaded blocks not yet retired: their warps
         self.loaded_blocks = 0                            # blocks 0 .. loaded_blocks - 1 have been loaded
         self.thread_instructions = 0
-        self.warp_instructions = 0
+        self.warp_instructions = 0                        # ... and as timed
         self.chunks_loaded = 0
+        self.warmed_sectors = 0
         self.peak_rows = 0                                # most rows held at once
         self._rows_at_compaction = _MIN_COMPACT_ROWS
         self._append(first, begin=True)
 
     # -- loading -------------------------------------------------------------------------------------------
-    def load(self, bid: int) -> None:
-        """Make block ``bid``'s rows available (loading chunks up to the one that holds it)."""
+    def load(self, bid: int, now: int = 0) -> None:
+        """Make block ``bid``'s rows available (loading chunks up to the one that holds it) at cycle ``now``.
+        A :class:`Warming` between chunks goes to the memory model's ``warm`` as it is passed."""
         while bid >= self.loaded_blocks:
             chunk = next(self._rest, None)
+            if isinstance(chunk, Warming):
+                self.memory.warm(now, chunk.sectors)
+                self.warmed_sectors += len(chunk.sectors)
+                continue
             if chunk is None:
                 raise GpusimError(f"the trace stream ended at block {self.loaded_blocks} of {self.n_blocks}")
             if self.n_rows >= 2 * self._rows_at_compaction:
                 self.compact()
+            self.recorded_instructions += chunk.n_instructions
             self._append(self.passes(chunk), begin=False)
 
     def passes(self, trace: KernelTrace) -> KernelTrace:

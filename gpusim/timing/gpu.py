@@ -53,24 +53,26 @@ class BlockScheduler:
         self.completion_interval = float(completion_interval)
         self.completion_free = 0.0
         self.last_completion = 0
-        self.load = load          # load(bid): the simulator brings a block's trace in before dispatching it
+        self.load = load          # load(bid, now): the simulator brings a block's trace in before dispatching it
 
-    def next_block(self) -> int | None:
+    def next_block(self, now: int = 0) -> int | None:
+        """The next block to dispatch at cycle ``now`` (None when all have been)."""
         if not self.queue:
             return None
         bid = self.queue.popleft()
         if self.load is not None:
-            self.load(bid)
+            self.load(bid, now)
         return bid
 
     def initial_dispatch(self, sms: list[StreamingMultiprocessor], blocks_per_sm: int, now: int) -> None:
         k = 0
         for _ in range(blocks_per_sm):
             for sm in sms:
-                bid = self.next_block()
+                at = now + math.ceil(k * self.dispatch_interval)
+                bid = self.next_block(at)
                 if bid is None:
                     return
-                sm.dispatch(bid, now + math.ceil(k * self.dispatch_interval))
+                sm.dispatch(bid, at)
                 k += 1
 
     def complete(self, now: int) -> int:
@@ -148,7 +150,7 @@ class GpuTimingModel:
         self.keep_warps(b.warps, sm.sm_id)
         self.feed.retired(b.bid)
         done = self.block_scheduler.complete(now)
-        bid = self.block_scheduler.next_block()
+        bid = self.block_scheduler.next_block(done)
         if bid is not None:
             sm.dispatch(bid, done)
 

@@ -26,6 +26,9 @@ class TimingResult:
       ``"ptx"``: :func:`gpusim.timing.decode.schedule_rows`).
     * ``trace_rows``: how the trace came in (:mod:`gpusim.timing.feed`): ``chunks``, ``rows`` (warp
       instructions timed) and ``peak_rows`` (the most rows held at once).
+    * ``sampling``: None for a full simulation; for a sampled estimate (:mod:`gpusim.timing.sampling`) what
+      was timed and the error bound; then ``per_sm``, ``stalls_by_warp`` and the warp arrays are the sampled
+      machine's (its SMs, the timed blocks' warps renumbered).
     """
 
     kernel: str
@@ -47,6 +50,8 @@ class TimingResult:
     warp_sm: np.ndarray = field(repr=False, default=None)
     instruction_schedule: str = "ptx"
     trace_rows: dict = field(default_factory=dict)   # chunks loaded, rows timed, most rows held at once
+    sampling: object = None          # gpusim.timing.sampling.SampleInfo when the result is a sampled estimate
+    sampling_declined: str | None = None   # why the automatic default timed a large launch in full after all
     _trace: object = field(repr=False, default=None)         # the trace as timed, when the model held it whole
     _passes: object = field(repr=False, default=None)        # recorded trace -> the trace as timed
     _trace_again: object = field(repr=False, default=None)   # () -> the recorded trace, for a streamed launch
@@ -94,6 +99,10 @@ class TimingResult:
         ]
         for reason, ratio in self.top_stalls(5):
             lines.append(f"    {reason:<20s}{ratio:8.2f}")
+        if self.sampling is not None:
+            lines.insert(1, f"  {self.sampling.describe()}")
+        elif self.sampling_declined:
+            lines.insert(1, f"  full detail ({self.sampling_declined})")
         return "\n".join(lines)
 
     def stall_table(self) -> dict[str, float]:

@@ -200,3 +200,22 @@ def test_streaming_through_the_facade_stays_below_dram_peak():
     bw = ms.counters()["dram__bytes_read.sum"] / seconds
     assert bw <= H100.memory.dram.peak_bytes_per_s
     assert bw > 0.7 * H100.memory.dram.peak_bytes_per_s   # the tail latency is ~20% of this short run
+
+
+def test_warmed_sectors_are_in_l2_for_a_later_load_and_move_no_counter():
+    # a sampled simulation puts the sectors of SMs it does not simulate in L2 (MemorySystem.warm)
+    ms = system()
+    addr = 1 << 24
+    ms.warm(0, [addr // 32])
+    assert ms.counters()["lts__t_sectors_lookup_hit.sum"] == 0
+    assert ms.counters()["lts__t_sectors_lookup_miss.sum"] == 0
+    lat = pointer_chase(ms, [addr], start=10**6, fields={"cache_op": ".cg"})
+    assert lat[0] == pytest.approx(H100.memory.l2.hit_latency_near_cycles, rel=0.15) or \
+        lat[0] == pytest.approx(H100.memory.l2.hit_latency_far_cycles, rel=0.15)
+    assert ms.counters()["lts__t_sectors_lookup_hit.sum"] == 1
+    # a load right after the warming waits for that fill (an MSHR merge), not for a DRAM trip of its own
+    ms2 = system()
+    ms2.warm(0, [addr // 32])
+    early = pointer_chase(ms2, [addr], start=0, fields={"cache_op": ".cg"})
+    assert early[0] < H100.memory.dram.latency_cycles + H100.memory.l2.hit_latency_far_cycles
+    assert ms2.counters()["dram__sectors_read.sum"] == 0

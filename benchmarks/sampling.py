@@ -1,0 +1,108 @@
+"""Sampled timing against full detail: the error of the estimate, the stated bound, and the speed-up.
+
+    nice python benchmarks/sampling.py                          # every bundled program, default and large sizes
+    nice python benchmarks/sampling.py --only vector_add,matmul_tiled --sizes large --sms 4
+    nice python benchmarks/sampling.py --max-full-s 120         # skip cases whose full run would take longer
+
+For each program and size, the launch is timed on h100 in full detail and sampled (gpusim.timing.sampling,
+``--sms`` SMs), each from its own emulator stream, in the same process one after the other; the table
+gives cycles, the error of the sampled cycles and of the main counters (warp instructions, L2 read sectors,
+DRAM bytes read, L1 global load sectors, achieved occupancy), the stated bound, whether the real error is
+inside it, the waves of the launch and the wall-time ratio.  Sizes whose full run is estimated (from a first
+quick sampled run's warp instructions at ``--full-rate`` per second) to exceed ``--max-full-s`` are skipped
+and listed.  The last lines: the largest cycle and counter errors, the median speed-up on launches of 8+
+waves.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import programs
+from gpusim.api import load_module
+from gpusim.config import load_gpu
+from gpusim.functional.emulator import Emulator
+from gpusim.timing import simulate
+
+COUNTERS = [("smsp__inst_executed.sum", "inst"), ("lts__t_sectors_op_read.sum", "L2 rd"),
+            ("dram__bytes_read.sum", "DRAM rd"), ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "L1 ld"),
+            ("sm__warps_active.avg.pct_of_peak_sustained_active", "occ")]
+
+
+def stream(spec, module, size):
+    lnch = spec.launch(size)
+    kernel = module.kernel(lnch.kernel)
+    return Emulator(module).stream(kernel.name, lnch.grid, lnch.block, spec.make_args(size, 0),
+                                   symbols=spec.make_symbols(size, 0), shared_mem=int(lnch.shared_mem or 0),
+                                   regs_per_thread=spec.registers(kernel.name))
+
+
+def timed(spec, module, size, gpu, sample):
+    t0 = time.perf_counter()
+    s = stream(spec, module, size)
+    res = simulate(s, gpu, sample=sample)
+    s.finish()
+    return res, time.perf_counter() - t0
+
+
+def err(a, b) -> float:
+    return 100.0 * (b / a - 1.0) if a else (0.0 if not b else float("inf"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="comma-separated program names")
+    ap.add_argument("--sizes", default="default,large", help="comma-separated sizes (default: default,large)")
+    ap.add_argument("--sms", type=int, default=4, help="SMs of the sampled machine (default 4)")
+    ap.add_argument("--gpu", default="h100")
+    ap.add_argument("--max-full-s", type=float, default=300.0, help="skip a case whose full run would take longer")
+    ap.add_argument("--full-rate", type=float, default=60_000.0,
+                    help="warp instructions/s assumed for the full run when deciding to skip (default 60,000)")
+    a = ap.parse_args()
+    gpu = load_gpu(a.gpu)
+    names = a.only.split(",") if a.only else programs.names()
+    sizes = a.sizes.split(",")
+    head = f"{'program/size':32s} {'waves':>6s} {'full cyc':>9s} {'sampled':>9s} {'err%':>7s} {'bound%':>7s} in " + \
+        " ".join(f"{lab:>8s}" for _, lab in COUNTERS) + f" {'full s':>7s} {'smp s':>6s} {'x':>5s}"
+    print(head)
+    worst_cycles, worst_counter, speedups, skipped = (0.0, ""), (0.0, ""), [], []
+    for name in names:
+        spec = programs.get(name)
+        module, _ = load_module(name)
+        for size in sizes:
+            if size not in spec.sizes:
+                continue
+            label = f"{name}/{size}"
+            smp, ts = timed(spec, module, size, gpu, a.sms)
+            info = smp.sampling
+            est_full_s = info.warp_instructions / a.full_rate
+            if est_full_s > a.max_full_s:
+                skipped.append(f"{label} ({info.warp_instructions:,} warp instr, ~{est_full_s:,.0f} s full)")
+                continue
+            full, tf = timed(spec, module, size, gpu, False)
+            e = err(full.cycles, smp.cycles)
+            errs = [err(full.counters[k], smp.counters[k]) for k, _ in COUNTERS]
+            waves = full.counters.get("launch__waves_per_multiprocessor", 0.0)
+            inside = abs(e) <= info.error_bound_pct
+            print(f"{label:32s} {waves:6.1f} {full.cycles:9,d} {smp.cycles:9,d} {e:+7.2f} {info.error_bound_pct:7.2f} "
+                  f"{'y ' if inside else 'NO'} " + " ".join(f"{x:+8.2f}" for x in errs) +
+                  f" {tf:7.1f} {ts:6.1f} {tf / ts:5.1f}", flush=True)
+            if abs(e) > abs(worst_cycles[0]):
+                worst_cycles = (e, label)
+            for x, (k, _) in zip(errs, COUNTERS):
+                if abs(x) > abs(worst_counter[0]):
+                    worst_counter = (x, f"{label} {k}")
+            if waves >= 8:
+                speedups.append(tf / ts)
+    print(f"largest cycle error: {worst_cycles[0]:+.2f}% ({worst_cycles[1]})")
+    print(f"largest counter error: {worst_counter[0]:+.2f}% ({worst_counter[1]})")
+    if speedups:
+        print(f"speed-up on launches of 8+ waves: median {statistics.median(speedups):.1f}x "
+              f"(min {min(speedups):.1f}x, {len(speedups)} cases)")
+    for s in skipped:
+        print(f"skipped (full run too long): {s}")
+
+
+if __name__ == "__main__":
+    main()

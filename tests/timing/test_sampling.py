@@ -1,0 +1,116 @@
+"""Sampled timing (gpusim.timing.sampling), as a datasheet: the blocks timed and the machine they are timed
+on, an estimate that is exact when every SM is sampled and close when the memory system is not shared, the
+automatic default, and what the report says."""
+import numpy as np
+import programs
+import pytest
+
+import gpusim
+from gpusim.api import load_module
+from gpusim.config import load_gpu
+from gpusim.functional.emulator import Emulator
+from gpusim.timing import simulate
+from gpusim.timing.sampling import (AUTO_MIN_WARP_INSTRUCTIONS, reduced_gpu, sample_spans, should_sample,
+                                    simulate_sampled, sub_blocks)
+
+H100 = load_gpu("h100")
+
+
+def stream(name, size, max_lanes=65536):
+    spec = programs.get(name)
+    module, _ = load_module(name)
+    lnch = spec.launch(size)
+    kernel = module.kernel(lnch.kernel)
+    return Emulator(module, max_lanes=max_lanes).stream(
+        kernel.name, lnch.grid, lnch.block, spec.make_args(size, 0), symbols=spec.make_symbols(size, 0),
+        shared_mem=int(lnch.shared_mem or 0), regs_per_thread=spec.registers(kernel.name))
+
+
+def test_spans_start_at_block_0_spread_over_the_launch_and_hold_n_sub_blocks():
+    spans = sample_spans(1000, 32, 4)
+    assert spans == [(0, 8), (250, 258), (500, 508), (750, 758)]
+    assert sample_spans(10, 10, 4) == [(0, 3), (3, 6), (6, 8), (8, 10)]      # every block, in order
+    assert sub_blocks(1000, 132, 4) == 31 and sub_blocks(1057, 132, 4) == 33   # the ceiling keeps the tail
+    assert sub_blocks(40, 132, 4) == 2
+
+
+def test_the_reduced_machine_has_its_share_of_l2_and_dram_bandwidth_and_the_whole_l2():
+    same, _ = reduced_gpu(H100, H100.sm.count)
+    assert same.to_dict() == H100.to_dict()
+    cfg, rounding = reduced_gpu(H100, 4)
+    f = 4 / H100.sm.count
+    l2, dram = cfg.memory.l2, cfg.memory.dram
+    assert cfg.sm.count == 4 and l2.slices % l2.partitions == 0
+    full_l2_bw = H100.memory.l2.slices * H100.memory.l2.bytes_per_cycle_per_slice
+    assert l2.slices * l2.bytes_per_cycle_per_slice == pytest.approx(f * full_l2_bw, rel=rounding["l2_bandwidth"] + 1e-9)
+    assert rounding["l2_bandwidth"] < 0.05
+    assert dram.peak_bytes_per_s == pytest.approx(f * H100.memory.dram.peak_bytes_per_s, rel=1e-9)
+    assert l2.size_bytes == pytest.approx(H100.memory.l2.size_bytes, rel=0.01)
+    assert cfg.block_dispatch_interval_cycles == pytest.approx(H100.block_dispatch_interval_cycles / f)
+
+
+def test_a_chunk_of_chosen_blocks_is_a_launch_of_its_own():
+    trace = gpusim.run("vector_add", size="small", mode="emulate", record_trace=True).trace
+    part = trace.select_blocks(3, 6, first_block=0, grid=(3, 1, 1))
+    wpb = trace.warps_per_block
+    rows = trace.warp_start[6 * wpb] - trace.warp_start[3 * wpb]
+    assert part.n_blocks == 3 and part.n_warps == 3 * wpb and part.n_instructions == rows
+    assert part.warp_block.tolist() == [b for b in range(3) for _ in range(wpb)]
+    np.testing.assert_array_equal(part.pc, trace.pc[trace.warp_start[3 * wpb]:trace.warp_start[6 * wpb]])
+    slots = part.mem_slot[part.mem_slot >= 0]
+    assert sorted(slots.tolist()) == list(range(part.addresses.shape[0]))
+    # the addresses are those the blocks touched
+    first = trace.mem_slot[trace.warp_start[3 * wpb]:trace.warp_start[6 * wpb]]
+    np.testing.assert_array_equal(np.sort(part.addresses[slots], axis=None),
+                                  np.sort(trace.addresses[first[first >= 0]], axis=None))
+
+
+def test_sampling_every_sm_is_the_full_simulation():
+    full = simulate(stream("vector_add", "default"), H100)
+    sampled = simulate(stream("vector_add", "default"), H100, sample=H100.sm.count)
+    assert sampled.cycles == full.cycles
+    for k in ("smsp__inst_executed.sum", "lts__t_sectors_op_read.sum", "dram__bytes_read.sum",
+              "sm__warps_active.avg.pct_of_peak_sustained_active"):
+        assert sampled.counters[k] == pytest.approx(full.counters[k], rel=1e-9)
+    assert sampled.sampling.blocks_timed == 391 and sampled.sampling.signature_ratio == pytest.approx(1.0)
+
+
+def test_without_shared_memory_effects_a_few_sms_give_the_cycles_of_all_of_them():
+    # fixed-latency memory: nothing is shared between SMs, so the sampled machine's waves are the GPU's
+    gpu = load_gpu("h100", overrides={"sm.count": 16})          # vector_add default: ~3 waves on 16 SMs
+    full = simulate(stream("vector_add", "default", max_lanes=4096), gpu, memory="fixed")
+    sampled = simulate(stream("vector_add", "default", max_lanes=4096), gpu, memory="fixed", sample=2)
+    assert sampled.sampling.blocks_timed == 49 and sampled.sampling.sms == 2
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.02)
+    assert sampled.counters["smsp__inst_executed.sum"] == full.counters["smsp__inst_executed.sum"]
+    assert sampled.counters["smsp__thread_inst_executed.sum"] == full.counters["smsp__thread_inst_executed.sum"]
+    assert sampled.counters["launch__waves_per_multiprocessor"] == full.counters["launch__waves_per_multiprocessor"]
+
+
+def test_a_whole_trace_samples_like_its_stream():
+    trace = gpusim.run("vector_add", size="default", mode="emulate", record_trace=True).trace
+    a = simulate(trace, H100, sample=4)
+    b = simulate(stream("vector_add", "default"), H100, sample=4)
+    assert a.cycles == b.cycles and a.counters == b.counters
+
+
+def test_the_automatic_default_samples_large_launches_only_and_the_report_says_so():
+    small = gpusim.run("vector_add", size="default", mode="timing")
+    assert small.timing.sampling is None and "sampled" not in small.summary()
+    yes, why = should_sample(16384, 1.2 * AUTO_MIN_WARP_INSTRUCTIONS, H100)
+    assert yes and why.startswith("auto: about 4.8M warp instructions")
+    assert not should_sample(16384, AUTO_MIN_WARP_INSTRUCTIONS / 2, H100)[0]
+    assert not should_sample(3, 10 * AUTO_MIN_WARP_INSTRUCTIONS, H100)[0]     # 1 of 3 blocks: not worth it
+    res = gpusim.run("vector_add", size="default", mode="timing", sample=4)
+    text = res.summary()
+    assert "sampled (--sample): 12 of 391 blocks timed on 4 of 132 SMs (blocks 0..2, 97..99, 195..197, " \
+           "293..295); estimate +/- " in text
+    np.testing.assert_array_equal(res.args[2], res.args[0] + res.args[1])      # every block still ran
+
+
+def test_cli_sample_and_full(capsys):
+    from gpusim.cli import main
+    assert main(["run", "vector_add", "--sample", "2", "--quiet"]) == 0
+    assert "sampled (--sample): 6 of 391 blocks timed on 2 of 132 SMs" in capsys.readouterr().out
+    assert main(["run", "vector_add", "--full", "--quiet"]) == 0
+    assert "sampled" not in capsys.readouterr().out
