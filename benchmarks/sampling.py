@@ -8,7 +8,8 @@ For each program and size, the launch is timed on h100 in full detail and sample
 ``--sms`` SMs), each from its own emulator stream, in the same process one after the other; the table
 gives cycles, the error of the sampled cycles and of the main counters (warp instructions, L2 read sectors,
 DRAM bytes read, L1 global load sectors, achieved occupancy), the stated bound, whether the real error is
-inside it, the waves of the launch and the wall-time ratio.  Sizes whose full run is estimated (from a first
+inside it, the waves of the launch, the wall-time ratio and the sample's warp-cycles waiting on global memory (mem%: at
+50% or more the automatic default times the launch in full instead).  Sizes whose full run is estimated (from a first
 quick sampled run's warp instructions at ``--full-rate`` per second) to exceed ``--max-full-s`` are skipped
 and listed.  The last lines: the largest cycle and counter errors, the median speed-up on launches of 8+
 waves.
@@ -87,7 +88,7 @@ def main() -> None:
             inside = abs(e) <= info.error_bound_pct
             print(f"{label:32s} {waves:6.1f} {full.cycles:9,d} {smp.cycles:9,d} {e:+7.2f} {info.error_bound_pct:7.2f} "
                   f"{'y ' if inside else 'NO'} " + " ".join(f"{x:+8.2f}" for x in errs) +
-                  f" {tf:7.1f} {ts:6.1f} {tf / ts:5.1f}", flush=True)
+                  f" {tf:7.1f} {ts:6.1f} {tf / ts:5.1f} {info.memory_stall_pct:5.0f}", flush=True)
             if abs(e) > abs(worst_cycles[0]):
                 worst_cycles = (e, label)
             for x, (k, _) in zip(errs, COUNTERS):

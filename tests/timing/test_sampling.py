@@ -114,3 +114,13 @@ def test_cli_sample_and_full(capsys):
     assert "sampled (--sample): 6 of 391 blocks timed on 2 of 132 SMs" in capsys.readouterr().out
     assert main(["run", "vector_add", "--full", "--quiet"]) == 0
     assert "sampled" not in capsys.readouterr().out
+
+
+def test_the_automatic_default_times_a_memory_bound_launch_in_full_after_sampling_it(monkeypatch):
+    from gpusim.timing import sampling
+    monkeypatch.setattr(sampling, "AUTO_MIN_WARP_INSTRUCTIONS", 1)      # vector_add default counts as large
+    auto = gpusim.run("vector_add", size="default", mode="timing")
+    full = gpusim.run("vector_add", size="default", mode="timing", sample=False)
+    assert auto.timing.sampling is None and auto.timing.cycles == full.timing.cycles
+    assert "memory-bound, so timed in full" in auto.timing.sampling_declined
+    assert "full detail (sampled (auto: about 0.1M warp instructions" in auto.summary()
