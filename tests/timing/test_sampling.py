@@ -124,3 +124,13 @@ def test_the_automatic_default_times_a_memory_bound_launch_in_full_after_samplin
     assert auto.timing.sampling is None and auto.timing.cycles == full.timing.cycles
     assert "memory-bound, so timed in full" in auto.timing.sampling_declined
     assert "full detail (sampled (auto: about 0.1M warp instructions" in auto.summary()
+
+
+def test_the_sm_layout_times_the_blocks_the_sampled_sms_get_in_the_first_wave():
+    from gpusim.timing.sampling import sampled_sms, sm_spans
+    assert sampled_sms(132, 4) == [0, 33, 66, 99]
+    spans = sm_spans(300, 132, 4)
+    blocks = [b for lo, hi in spans for b in range(lo, hi)]
+    assert blocks == [0, 33, 66, 99, 132, 165, 198, 231, 264, 297]
+    res = simulate(stream("vector_add", "default"), H100, sample=H100.sm.count)     # strips, every block
+    assert res.sampling.layout == "strips"
