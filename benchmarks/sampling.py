@@ -39,10 +39,10 @@ def stream(spec, module, size):
                                    regs_per_thread=spec.registers(kernel.name))
 
 
-def timed(spec, module, size, gpu, sample):
+def timed(spec, module, size, gpu, sample, memory=None):
     t0 = time.perf_counter()
     s = stream(spec, module, size)
-    res = simulate(s, gpu, sample=sample)
+    res = simulate(s, gpu, sample=sample, memory=memory)
     s.finish()
     return res, time.perf_counter() - t0
 
@@ -57,6 +57,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="default,large", help="comma-separated sizes (default: default,large)")
     ap.add_argument("--sms", type=int, default=4, help="SMs of the sampled machine (default 4)")
     ap.add_argument("--gpu", default="h100")
+    ap.add_argument("--memory", choices=("full", "fixed"), default="full",
+                    help="memory model: the full memory system (default) or fixed latencies (nothing shared)")
     ap.add_argument("--max-full-s", type=float, default=300.0, help="skip a case whose full run would take longer")
     ap.add_argument("--full-rate", type=float, default=60_000.0,
                     help="warp instructions/s assumed for the full run when deciding to skip (default 60,000)")
@@ -75,13 +77,14 @@ def main() -> None:
             if size not in spec.sizes:
                 continue
             label = f"{name}/{size}"
-            smp, ts = timed(spec, module, size, gpu, a.sms)
+            memory = "fixed" if a.memory == "fixed" else None
+            smp, ts = timed(spec, module, size, gpu, a.sms, memory)
             info = smp.sampling
             est_full_s = info.warp_instructions / a.full_rate
             if est_full_s > a.max_full_s:
                 skipped.append(f"{label} ({info.warp_instructions:,} warp instr, ~{est_full_s:,.0f} s full)")
                 continue
-            full, tf = timed(spec, module, size, gpu, False)
+            full, tf = timed(spec, module, size, gpu, False, memory)
             e = err(full.cycles, smp.cycles)
             errs = [err(full.counters[k], smp.counters[k]) for k, _ in COUNTERS]
             waves = full.counters.get("launch__waves_per_multiprocessor", 0.0)

@@ -356,15 +356,17 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
             res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
                                   progress=progress, observer=observer, sample=sample)
             info = res.timing.sampling
-            if sample == "auto" and info is not None and info.memory_bound:
-                # the sampled machine does not reproduce the whole GPU's L2/DRAM contention (measured:
-                # benchmarks/sampling.py): time such a launch in full, from its inputs again
+            from gpusim.timing.sampling import AUTO_MAX_BOUND_PCT
+            if sample == "auto" and info is not None and not info.trusted:
+                # the estimate's bound is too wide (a memory-bound kernel: the sampled machine lacks the
+                # whole GPU's L2/DRAM contention, gpusim.timing.sampling): time it in full, from its inputs
                 stream = Emulator(module, budget=budget, fmad=fmad, max_lanes=emu.max_lanes).stream(
                     k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs],
                     progress=emulation_progress, **launch_args)
                 res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
                                       progress=progress, observer=observer, sample=False)
-                res.timing.sampling_declined = info.describe() + "; memory-bound, so timed in full"
+                res.timing.sampling_declined = info.describe() + (
+                    f"; wider than {AUTO_MAX_BOUND_PCT:g}%, so timed in full")
             out = stream.finish()
             res._record_again = lambda: Emulator(module, budget=budget, fmad=fmad).launch(
                 k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs], record=True,

@@ -116,13 +116,14 @@ def test_cli_sample_and_full(capsys):
     assert "sampled" not in capsys.readouterr().out
 
 
-def test_the_automatic_default_times_a_memory_bound_launch_in_full_after_sampling_it(monkeypatch):
+def test_the_automatic_default_times_a_launch_in_full_when_the_samples_bound_is_too_wide(monkeypatch):
     from gpusim.timing import sampling
     monkeypatch.setattr(sampling, "AUTO_MIN_WARP_INSTRUCTIONS", 1)      # vector_add default counts as large
     auto = gpusim.run("vector_add", size="default", mode="timing")
     full = gpusim.run("vector_add", size="default", mode="timing", sample=False)
     assert auto.timing.sampling is None and auto.timing.cycles == full.timing.cycles
-    assert "memory-bound, so timed in full" in auto.timing.sampling_declined
+    # vector_add waits on global memory most of its time: the memory-contention part alone is over 10%
+    assert "wider than 10%, so timed in full" in auto.timing.sampling_declined
     assert "full detail (sampled (auto: about 0.1M warp instructions" in auto.summary()
 
 
