@@ -122,8 +122,8 @@ def test_the_automatic_default_times_a_launch_in_full_when_the_samples_bound_is_
     auto = gpusim.run("vector_add", size="default", mode="timing")
     full = gpusim.run("vector_add", size="default", mode="timing", sample=False)
     assert auto.timing.sampling is None and auto.timing.cycles == full.timing.cycles
-    # vector_add waits on global memory most of its time: the memory-contention part alone is over 10%
-    assert "wider than 10%, so timed in full" in auto.timing.sampling_declined
+    # vector_add waits on global memory most of its time: the memory-contention part alone is over 15%
+    assert "wider than 15%, so timed in full" in auto.timing.sampling_declined
     assert "full detail (sampled (auto: about 0.1M warp instructions" in auto.summary()
 
 
