@@ -1,13 +1,20 @@
 """The full memory system: a :class:`~gpusim.memory.request.MemoryModel` (``begin`` once per kernel,
 ``access`` per warp memory instruction, ``counters``; the contract is in :mod:`gpusim.memory.request`).
 
+Clock domains.  ``access`` speaks SM cycles (``gpu.clock_mhz``).  Each part keeps its figures in the domain
+where it lives and is converted at its boundary: the L1, the crossbar and the L2 hit latency in SM cycles
+(the H100's L2 pointer chase measures the same SM cycles at 1590 and 1980 MHz); the L2 slices' throughput in
+L2 cycles (``l2.clock_mhz``: 1705 MHz on the H100 at either SM clock); DRAM in DRAM clocks and ns (the
+controller's timings, ``dram.latency_ns``).  So one preset predicts a kernel at two SM clocks: a
+compute-bound one takes the same SM cycles, a DRAM-bound one the same nanoseconds.
+
 Latency bookkeeping.  The spec's latencies are unloaded load-to-use figures (pointer chase); each is split
 into the stages modelled here so that an unloaded access reproduces it and load adds queueing:
 
     L1 hit        = l1.hit_latency                                        (after the tag-stage passes)
-    L2 hit (near) = l1.hit_latency + 2 x interconnect.latency + slice latency
+    L2 hit (near) = l1.hit_latency + 2 x interconnect.latency + slice latency            (SM cycles)
     L2 hit (far)  = the near figure + (far - near)
-    DRAM          = the L2 near figure + controller overhead + DRAM core (nRCD + nCL + nBL, in SM cycles)
+    DRAM          = the L2 figure + dram.latency_ns (controller overhead + DRAM core nRCD + nCL + nBL)
 
 The slice latency and the controller overhead are what is left over; a spec whose DRAM core timings
 alone exceed its DRAM latency is rejected.
@@ -61,16 +68,20 @@ class MemorySystem:
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
             2 * spec.interconnect.latency_cycles
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
+        self.l2_mhz = float(l2.clock_mhz) or self.core_mhz
+        # SM cycles one slice spends per sector it reads or writes (its throughput is in L2 cycles)
+        self.slice_sector_cycles = self.core_mhz / self.l2_mhz / l2.sectors_per_cycle_per_slice
         self.dram = (UnlimitedDram if unlimited_dram else DramController)(spec.dram, observer)
         self.atomics_serialise = atomics_serialise
         self.dram_mhz = spec.dram.clock_mhz
         self._ck_per_core = self.dram_mhz / self.core_mhz
         self._core_per_ck = self.core_mhz / self.dram_mhz
-        core_read = math.ceil(self.dram.closed_row_read_ck() * self._core_per_ck)
-        self.dram_overhead = spec.dram.latency_cycles - l2.hit_latency_near_cycles - core_read
-        if self.dram_overhead < 0:
-            raise ConfigError(f"memory.dram.latency_cycles: {spec.dram.latency_cycles} is below the L2 near hit "
-                              f"latency plus the DRAM core read ({core_read} SM cycles at {self.core_mhz} MHz)")
+        core_read_ck = self.dram.closed_row_read_ck()
+        # DRAM clocks from a miss leaving its slice to the DRAM command: what the latency leaves after the core
+        self.dram_overhead_ck = int(round(spec.dram.latency_ns * self.dram_mhz / 1000.0)) - core_read_ck
+        if self.dram_overhead_ck < 0:
+            raise ConfigError(f"memory.dram.latency_ns: {spec.dram.latency_ns} ns is below the DRAM core read "
+                              f"({core_read_ck} clocks at {self.dram_mhz} MHz)")
         self.sm_partition = [s * l2.partitions // self.n_sm for s in range(self.n_sm)]
         self.slice_partition = [s * l2.partitions // l2.slices for s in range(l2.slices)]
         self._shared_wpc = spec.shared.wavefronts_per_cycle
@@ -220,7 +231,7 @@ class MemorySystem:
         sl = self.slice_of(sector)
         arrive = self.icnt.to_slice(t, sm, sl, 0)
         tag = max(arrive, self.slice_free[sl])
-        self.slice_free[sl] = tag + 32 / self.spec.l2.bytes_per_cycle_per_slice
+        self.slice_free[sl] = tag + self.slice_sector_cycles
         self.l2_reads += 1
         data = self._l2_data(tag, sector, sl)
         if self.sm_partition[sm] != self.slice_partition[sl]:
@@ -234,7 +245,7 @@ class MemorySystem:
         r = l2.probe(int(tag), sector)
         if r < 0:
             m = l2.mshr_start(int(tag))
-            done_ck = self.dram.access(int((m + self.dram_overhead) * self._ck_per_core), sector * 32, False)
+            done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
             r = math.ceil(done_ck * self._core_per_ck)
             evicted: list[int] = []
             l2.fill(sector, r, evicted)
@@ -255,7 +266,7 @@ class MemorySystem:
             sl = self.slice_of(sector)
             arrive = self.icnt.to_slice(t, sm, sl, 32)
             tag = max(arrive, self.slice_free[sl])
-            self.slice_free[sl] = tag + 32 / self.spec.l2.bytes_per_cycle_per_slice
+            self.slice_free[sl] = tag + self.slice_sector_cycles
             self.l2_writes += 1
             evicted: list[int] = []
             self._l2(sl).write(sector, allocate=True, evicted=evicted)
@@ -264,7 +275,7 @@ class MemorySystem:
 
     def _global_atomic(self, now, sm, request):
         t, passes = self._tag_stage(now, sm, request)
-        op_cycles = self.spec.l2.atomic_cycles_per_op
+        op_cycles = self.spec.l2.atomic_same_address_cycles * self.core_mhz / self.l2_mhz
         ready = t
         atom_free = self.atom_free
         prev_sector = -1
@@ -276,7 +287,7 @@ class MemorySystem:
                 far = self.far_extra if self.sm_partition[sm] != self.slice_partition[sl] else 0
                 arrive = self.icnt.to_slice(t, sm, sl, 32)
                 tag = max(arrive, self.slice_free[sl])
-                self.slice_free[sl] = tag + 32 / self.spec.l2.bytes_per_cycle_per_slice
+                self.slice_free[sl] = tag + self.slice_sector_cycles
                 data = self._l2_data(tag, sector, sl) - self.slice_latency
                 self._l2(sl).write(sector, allocate=True)
             self.l2_atoms += count

@@ -55,7 +55,9 @@ def test_pointer_chase_reproduces_each_levels_latency_within_10_percent(gpu):
     assert np.median(l1) == pytest.approx(m.l1.hit_latency_cycles, rel=0.10)
     assert np.median(l2_near) == pytest.approx(m.l2.hit_latency_near_cycles, rel=0.10)
     assert np.median(l2_far) == pytest.approx(m.l2.hit_latency_far_cycles, rel=0.10)
-    assert np.median(dram) == pytest.approx(m.dram.latency_cycles, rel=0.10)
+    # DRAM: the L2 hit path (SM cycles) plus the controller and core (ns)
+    dram_cycles = m.l2.hit_latency_near_cycles + m.dram.latency_ns * gpu.clock_mhz / 1000
+    assert np.median(dram) == pytest.approx(dram_cycles, rel=0.10)
 
 
 def test_shared_load_latency_and_conflicts_cost_pipe_cycles():
@@ -102,7 +104,7 @@ def test_mshr_merges_a_second_miss_to_the_same_sector():
 
 def test_atomics_on_one_address_serialise():
     ms = system()
-    op = H100.memory.l2.atomic_cycles_per_op
+    op = H100.memory.l2.atomic_same_address_cycles * H100.clock_mhz / H100.memory.l2.clock_mhz
     trace = make_trace([("global", np.full(32, 256), {"is_atomic": True, "is_load": False}),
                         ("global", 4096 + LANES * 4, {"is_atomic": True, "is_load": False})])
     reqs = prepare(ms, trace)
@@ -188,7 +190,7 @@ def test_the_observer_sees_each_dram_command_with_the_channels_own_row_outcome()
 
 def test_streaming_through_the_facade_stays_below_dram_peak():
     ms = system(sm_count=132)
-    n = 8000
+    n = 16000
     trace = make_trace([("global", i * 512 + LANES * 16, {"access_bytes": 16, "cache_op": ".cg"})
                         for i in range(n)])
     reqs = prepare(ms, trace)
@@ -199,4 +201,4 @@ def test_streaming_through_the_facade_stays_below_dram_peak():
     seconds = end / (H100.clock_mhz * 1e6)
     bw = ms.counters()["dram__bytes_read.sum"] / seconds
     assert bw <= H100.memory.dram.peak_bytes_per_s
-    assert bw > 0.7 * H100.memory.dram.peak_bytes_per_s   # the tail latency is ~20% of this short run
+    assert bw > 0.7 * H100.memory.dram.peak_bytes_per_s   # the tail latency is ~15% of this short run
