@@ -95,7 +95,11 @@ class SharedMemorySpec:
 
 @dataclass(frozen=True, kw_only=True)
 class L1Spec:
-    """The per-SM L1 data cache (the part of the unified array not carved out for shared memory)."""
+    """The per-SM L1 data cache (the part of the unified array not carved out for shared memory).
+
+    Its lines also bound the misses an SM keeps in flight: every line a load misses holds one L1 line until
+    its data is back (measured on the H100 at eight carve-outs, gpusim/hw/README.md "The in-flight limit
+    is the L1"), so there is no separate MSHR count."""
 
     hit_latency_cycles: int = param("SM cycles: unloaded L1 hit load-to-use latency")
     size_bytes: int = param("bytes of L1 data when no launch says otherwise (the memory system alone); a "
@@ -103,11 +107,13 @@ class L1Spec:
     line_bytes: int = param("bytes per line (tag)", 128)
     sector_bytes: int = param("bytes per sector (fill/valid unit)", 32)
     associativity: int = param("ways per set", 4)
-    mshrs: int = param("outstanding missed sectors per SM before the tag stage stalls", 256)
     tags_per_cycle: int = param("distinct lines the tag stage looks up per cycle (HARDWARE.md: 4)", 4)
+    miss_lines_per_cycle: float = param("lines (load misses, stores, atomics) the L1 sends towards L2 per SM "
+                                        "cycle", 1.0)
 
     def validate(self, path: str) -> None:
-        _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "mshrs", "tags_per_cycle")
+        _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "tags_per_cycle",
+                  "miss_lines_per_cycle")
         _power_of_two(self, path, "line_bytes", "sector_bytes")
         if self.line_bytes != 128 or self.sector_bytes != 32:
             raise ConfigError(f"{path}.line_bytes/sector_bytes: the coalescer models 128 B lines of 32 B "

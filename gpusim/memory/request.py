@@ -9,11 +9,13 @@ model sees nothing of the trace: only requests, through the contract below.
 The contract of a :class:`MemoryModel`
 --------------------------------------
 
-``begin(requests)``
+``begin(requests, launch)``
     Called once per kernel, before the first ``access``, with the request of every memory slot of the
-    trace (the same object may stand for several slots: requests are values, shared where equal).  A model
-    may prime its state from them (the full memory system puts the kernel parameters in L2, as the launch
-    writes them there) and must not keep per-slot state.
+    trace (the same object may stand for several slots: requests are values, shared where equal) and the
+    :class:`LaunchResources` the launch fixed (``None``: the memory system alone, as in unit tests; then
+    the spec's defaults apply).  A model may prime its state from them (the full memory system puts the
+    kernel parameters in L2, as the launch writes them there, and sizes each SM's L1 by the carve-out) and
+    must not keep per-slot state.
 
 ``access(now, sm, request) -> (ready, busy)``
     One warp memory instruction issued on SM ``sm`` at SM cycle ``now``.  Calls come in nondecreasing
@@ -36,7 +38,7 @@ The contract of a :class:`MemoryModel`
 """
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import NamedTuple, Protocol, Sequence, runtime_checkable
 
 from isa.units import MemSpace
 
@@ -97,12 +99,22 @@ class MemoryRequest:
                 f"{len(self.sectors)} sectors, {self.lines} lines, {self.wavefronts} wavefronts)")
 
 
+class LaunchResources(NamedTuple):
+    """What a kernel launch fixes for the memory system besides its requests.
+
+    ``l1_data_bytes``: the L1 data capacity of each SM, what the unified L1/shared array keeps after the
+    shared-memory carve-out the driver picked for this launch
+    (:func:`gpusim.timing.occupancy.shared_carveout_bytes`)."""
+
+    l1_data_bytes: int
+
+
 @runtime_checkable
 class MemoryModel(Protocol):
     """What the timing model needs of a memory model (the module docstring is the contract)."""
 
-    def begin(self, requests: Sequence[MemoryRequest]) -> None:
-        """A kernel starts; ``requests`` are all it will issue (by memory slot)."""
+    def begin(self, requests: Sequence[MemoryRequest], launch: LaunchResources | None = None) -> None:
+        """A kernel starts; ``requests`` are all it will issue (by memory slot), ``launch`` what it fixed."""
 
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
         """(ready cycle, cycles the SM's memory path is busy) of ``request`` issued at ``now`` on ``sm``."""

@@ -22,6 +22,7 @@ alone exceed its DRAM latency is rejected.
 from __future__ import annotations
 
 import math
+from heapq import heappop, heappush
 from typing import Sequence
 
 from gpusim.errors import ConfigError
@@ -29,10 +30,11 @@ from gpusim.memory.cache import SectoredCache
 from gpusim.memory.const_cache import ConstantCache
 from gpusim.memory.dram import DramController, UnlimitedDram
 from gpusim.memory.interconnect import Crossbar
-from gpusim.memory.request import ATOMIC, LOAD, STORE, MemoryRequest
+from gpusim.memory.request import ATOMIC, LOAD, STORE, LaunchResources, MemoryRequest
 from isa.units import MemSpace
 
 SHARED, CONST, PARAM = MemSpace.SHARED, MemSpace.CONST, MemSpace.PARAM
+_POPCOUNT4 = tuple(bin(m).count("1") for m in range(16))       # sectors in a line's 4-bit sector mask
 
 
 class MemorySystem:
@@ -50,6 +52,14 @@ class MemorySystem:
     latency (:class:`~gpusim.memory.dram.UnlimitedDram`); ``atomics_serialise=False`` lets atomics to one
     word proceed without waiting for each other.
 
+    What an SM keeps in flight (measured on the H100, gpusim/hw/README.md "Under load"): the L1 sends its
+    misses, stores and atomics down one line (a line's missing sectors) at a time, ``l1.miss_lines_per_cycle``
+    lines per SM cycle, through the SM's crossbar port (:class:`Crossbar`); every line it sends holds one
+    L1 line (of the ``launch.l1_data_bytes`` the carve-out leaves, in 128-byte lines) until the line is done
+    with: a load's until its data is back, a store's until its data has left the SM.  When every line is
+    held, the request waits for the earliest to free, and so does the SM's LSU path (``busy``): the warps
+    behind it show ``lg_throttle``, the warp waiting for the data ``long_scoreboard``.
+
     Simplifies: everything is computed at issue, arithmetically (per-port/per-bank next-free cycles, cache
     state updated at request time); ``access`` must be called in nondecreasing ``now``.  Requests arrive
     already coalesced and costed (:mod:`gpusim.timing.lsu`) with physical sectors
@@ -65,6 +75,11 @@ class MemorySystem:
         self.core_mhz = float(gpu.clock_mhz)
         l2 = spec.l2
         self.n_slices = l2.slices
+        self.l1_hit = spec.l1.hit_latency_cycles
+        self.icnt_latency = spec.interconnect.latency_cycles
+        self.miss_cycles = 1.0 / spec.l1.miss_lines_per_cycle
+        self.l1_bytes = spec.l1.size_bytes
+        self.inflight_lines = self.l1_bytes // spec.l1.line_bytes
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
             2 * spec.interconnect.latency_cycles
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
@@ -97,9 +112,13 @@ class MemorySystem:
         self.l1 = [None] * self.n_sm
         self.const = [None] * self.n_sm
         self.l2 = [None] * self.n_slices
-        self.icnt = Crossbar(self.n_sm, self.n_slices, spec.interconnect.latency_cycles,
-                             spec.interconnect.bytes_per_cycle_per_port)
+        self.icnt = Crossbar(self.n_sm, spec.interconnect.latency_cycles, spec.interconnect.bytes_per_cycle_per_port,
+                             spec.l1.sector_bytes)
         self.l1_free = [0] * self.n_sm
+        self.miss_free = [0.0] * self.n_sm
+        self.inflight: list[list[float]] = [[] for _ in range(self.n_sm)]    # per SM: release cycles, a heap
+        self.inflight_waits = 0
+        self.inflight_wait_cycles = 0.0
         self.shared_free = [0] * self.n_sm
         self.const_free = [0] * self.n_sm
         self.slice_free = [0.0] * self.n_slices
@@ -111,7 +130,7 @@ class MemorySystem:
         c = self.l1[sm]
         if c is None:
             s = self.spec.l1
-            c = self.l1[sm] = SectoredCache(s.size_bytes, s.associativity, s.mshrs, s.line_bytes, s.sector_bytes)
+            c = self.l1[sm] = SectoredCache(self.l1_bytes, s.associativity, 0, s.line_bytes, s.sector_bytes)
         return c
 
     def _l2(self, sl: int) -> SectoredCache:
@@ -157,8 +176,18 @@ class MemorySystem:
                 cc.cache.invalidate()
 
     # -- once per kernel ---------------------------------------------------------------------------------
-    def begin(self, requests: Sequence[MemoryRequest]) -> None:
-        """A kernel starts (see :mod:`gpusim.memory.request`): its parameters go into L2."""
+    def begin(self, requests: Sequence[MemoryRequest], launch: LaunchResources | None = None) -> None:
+        """A kernel starts (see :mod:`gpusim.memory.request`): its parameters go into L2, and each SM's L1 (and
+        so the lines it may keep in flight) is what the launch's carve-out leaves (else ``l1.size_bytes``)."""
+        if launch is not None:
+            l1 = self.spec.l1
+            unit = l1.line_bytes * l1.associativity
+            if launch.l1_data_bytes < unit:
+                raise ConfigError(f"the launch leaves {launch.l1_data_bytes} B of L1; the model needs at least "
+                                  f"{unit} (one set of memory.l1.associativity lines)")
+            self.l1_bytes = launch.l1_data_bytes // unit * unit
+            self.inflight_lines = self.l1_bytes // l1.line_bytes
+            self.l1 = [None] * self.n_sm
         params: set[int] = set()
         for r in requests:
             if r.space is PARAM:
@@ -206,12 +235,35 @@ class MemorySystem:
         self.l1_free[sm] = start + passes
         return start + passes - 1, passes
 
+    def _line_slot(self, t: float, sm: int) -> float:
+        """The cycle (>= ``t``) SM ``sm`` has an L1 line to hold a line it sends down."""
+        held = self.inflight[sm]
+        if len(held) >= self.inflight_lines:
+            free = heappop(held)
+            if free > t:
+                self.inflight_waits += 1
+                self.inflight_wait_cycles += free - t
+                return free
+        return t
+
+    def _send(self, t: float, sm: int, sectors_out: int, sectors_in: int) -> float:
+        """The cycle a line leaves SM ``sm`` for L2 (ready at ``t``, holding an L1 line): the L1 sends one
+        per ``miss_cycles``, through the SM's crossbar port."""
+        m = self.miss_free[sm]
+        if t > m:
+            m = t
+        m = self.icnt.send(m, sm, sectors_out, sectors_in)
+        self.miss_free[sm] = m + self.miss_cycles
+        return m
+
     def _global_load(self, now, sm, request):
         t, passes = self._tag_stage(now, sm, request)
-        hit_latency = self.spec.l1.hit_latency_cycles
-        ready = t + hit_latency
+        ready = t + self.l1_hit
         l1 = self._l1(sm)
         bypass = request.bypass_l1
+        sent = t
+        line = -1
+        mask = 0
         for sector in request.sectors:
             if not bypass:
                 r = l1.probe(t, sector)
@@ -219,25 +271,57 @@ class MemorySystem:
                     if r > ready:
                         ready = r
                     continue
-            r = self._l2_read(l1.mshr_start(t), sm, sector)
-            if not bypass:
-                l1.fill(sector, r)
+            ln = sector >> 2
+            if ln != line:
+                if mask:
+                    r, sent = self._read_line(sent, sm, line, mask, bypass)
+                    if r > ready:
+                        ready = r
+                line = ln
+                mask = 0
+            mask |= 1 << (sector & 3)
+        if mask:
+            r, sent = self._read_line(sent, sm, line, mask, bypass)
             if r > ready:
                 ready = r
+        if sent > t:
+            # the LSU path waited for an L1 line to free: nothing else passes meanwhile
+            return ready, max(passes, math.ceil(sent) - now + 1)
         return ready, passes
 
-    def _l2_read(self, t, sm, sector) -> int:
-        """Load-to-use cycle of one sector missed in L1 at cycle ``t``."""
+    def _read_line(self, t, sm, line, mask, bypass):
+        """(load-to-use cycle, cycle it got its L1 line) of the sectors in ``mask`` of ``line``, missed in L1;
+        ``t``: the cycle the previous line of the request got its L1 line (lines go in order)."""
+        t = self._line_slot(t, sm)
+        n = _POPCOUNT4[mask]
+        m = self._send(t, sm, 0, n)
+        back = 0.0
+        base = line << 2
+        for k in range(4):
+            if mask >> k & 1:
+                r = self._l2_read(m, sm, base + k)
+                if r > back:
+                    back = r
+        back = math.ceil(back) + self.l1_hit
+        heappush(self.inflight[sm], back)
+        if not bypass:
+            l1 = self.l1[sm]
+            for k in range(4):
+                if mask >> k & 1:
+                    l1.fill(base + k, back)
+        return back, t
+
+    def _l2_read(self, m, sm, sector) -> float:
+        """The cycle a sector read (leaving the SM at ``m``) is back at the SM's port."""
         sl = self.slice_of(sector)
-        arrive = self.icnt.to_slice(t, sm, sl, 0)
+        arrive = m + self.icnt_latency
         tag = max(arrive, self.slice_free[sl])
         self.slice_free[sl] = tag + self.slice_sector_cycles
         self.l2_reads += 1
         data = self._l2_data(tag, sector, sl)
         if self.sm_partition[sm] != self.slice_partition[sl]:
             data += self.far_extra
-        back = self.icnt.to_sm(data, sl, sm, 32)
-        return math.ceil(back) + self.spec.l1.hit_latency_cycles
+        return data + self.icnt_latency
 
     def _l2_data(self, tag, sector, sl) -> float:
         """Cycle a sector's data leaves slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss)."""
@@ -260,18 +344,49 @@ class MemorySystem:
         t, passes = self._tag_stage(now, sm, request)
         l1 = self._l1(sm)
         bypass = request.bypass_l1
+        slot = t
+        left = t
+        line = -1
+        mask = 0
         for sector in request.sectors:
             if not bypass:
                 l1.write(sector, allocate=False)       # write-through, no allocate: update if present
-            sl = self.slice_of(sector)
-            arrive = self.icnt.to_slice(t, sm, sl, 32)
-            tag = max(arrive, self.slice_free[sl])
-            self.slice_free[sl] = tag + self.slice_sector_cycles
-            self.l2_writes += 1
-            evicted: list[int] = []
-            self._l2(sl).write(sector, allocate=True, evicted=evicted)
-            self._write_back(tag, evicted)
-        return t + 1, passes
+            ln = sector >> 2
+            if ln != line:
+                if mask:
+                    left, slot = self._write_line(slot, sm, line, mask)
+                line = ln
+                mask = 0
+            mask |= 1 << (sector & 3)
+        if mask:
+            left, slot = self._write_line(slot, sm, line, mask)
+        # accepted when its last line has left the SM
+        ready = max(t + 1, math.ceil(left) + 1)
+        if slot > t:
+            return ready, max(passes, math.ceil(slot) - now + 1)
+        return ready, passes
+
+    def _write_line(self, t, sm, line, mask) -> tuple[float, float]:
+        """Send a line's store data to its slice: (cycle it left the SM, cycle it got the L1 line it held till
+        then); ``t`` as for :meth:`_read_line`."""
+        t = self._line_slot(t, sm)
+        n = _POPCOUNT4[mask]
+        m = self._send(t, sm, n, 0)
+        heappush(self.inflight[sm], m + n * self.icnt.sector_cycles)
+        arrive = m + self.icnt_latency
+        base = line << 2
+        sl = self.slice_of(base)
+        l2 = self._l2(sl)
+        for k in range(4):
+            if mask >> k & 1:
+                tag = max(arrive, self.slice_free[sl])
+                self.slice_free[sl] = tag + self.slice_sector_cycles
+                self.l2_writes += 1
+                evicted: list[int] = []
+                l2.write(base + k, allocate=True, evicted=evicted)
+                if evicted:
+                    self._write_back(tag, evicted)
+        return m, t
 
     def _global_atomic(self, now, sm, request):
         t, passes = self._tag_stage(now, sm, request)
@@ -279,13 +394,16 @@ class MemorySystem:
         ready = t
         atom_free = self.atom_free
         prev_sector = -1
+        slot = t
         for sector, word, count in request.atomics:
             if sector != prev_sector:
                 # one packet per sector carries all of its lanes' operands
                 prev_sector = sector
+                slot = self._line_slot(slot, sm)
+                sent = self._send(slot, sm, 1, 1)
                 sl = self.slice_of(sector)
                 far = self.far_extra if self.sm_partition[sm] != self.slice_partition[sl] else 0
-                arrive = self.icnt.to_slice(t, sm, sl, 32)
+                arrive = sent + self.icnt_latency
                 tag = max(arrive, self.slice_free[sl])
                 self.slice_free[sl] = tag + self.slice_sector_cycles
                 data = self._l2_data(tag, sector, sl) - self.slice_latency
@@ -295,12 +413,14 @@ class MemorySystem:
             done = start + count * op_cycles          # lanes on one address serialise
             atom_free[word] = done
             self.atomic_serialised += count - 1
-            back = math.ceil(self.icnt.to_sm(done + far + self.slice_latency, sl, sm, 4 * count)) + \
-                self.spec.l1.hit_latency_cycles
+            back = math.ceil(done + far + self.slice_latency + self.icnt_latency) + self.l1_hit
+            heappush(self.inflight[sm], back)
             if back > ready:
                 ready = back
         if len(atom_free) > 1 << 16:
             self.atom_free = {a: c for a, c in atom_free.items() if c > now}
+        if slot > t:
+            return ready, max(passes, math.ceil(slot) - now + 1)
         return ready, passes
 
     def _constant(self, now, sm, request):
@@ -317,7 +437,7 @@ class MemorySystem:
         for sector in request.sectors:
             r = cc.cache.probe(t, sector)
             if r < 0:
-                r = self._l2_read(cc.cache.mshr_start(t), sm, sector)
+                r = math.ceil(self._l2_read(cc.cache.mshr_start(t), sm, sector)) + self.l1_hit
                 cc.cache.fill(sector, r)
             if r > ready:
                 ready = r
@@ -334,6 +454,10 @@ class MemorySystem:
         out["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"] = float(l1_misses)
         out["l1tex__t_sector_hit_rate.pct"] = 100.0 * l1_hits / (l1_hits + l1_misses) if l1_hits + l1_misses else 0.0
         out["gpusim__l1_mshr_merges.sum"] = float(sum(c.mshr_merges for c in l1s))
+        # the in-flight limit: L1 lines per SM, and how often (and how long) a line waited for one
+        out["gpusim__l1_inflight_lines"] = float(self.inflight_lines)
+        out["gpusim__l1_inflight_waits.sum"] = float(self.inflight_waits)
+        out["gpusim__l1_inflight_wait_cycles.sum"] = float(self.inflight_wait_cycles)
         l2s = [c for c in self.l2 if c is not None]
         l2_hits, l2_misses = sum(c.hits for c in l2s), sum(c.misses for c in l2s)
         out["lts__t_sectors_op_read.sum"] = float(self.l2_reads)

@@ -25,6 +25,7 @@ from gpusim.config import load_gpu
 from gpusim.errors import LaunchError
 from gpusim.functional.trace import KernelTrace
 from gpusim.memory.fixed_latency import FixedLatencyMemory
+from gpusim.memory.request import LaunchResources
 from gpusim.memory.system import MemorySystem
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
 from gpusim.timing.gpu import BlockScheduler, GpuTimingModel
@@ -107,7 +108,7 @@ def simulate(trace: KernelTrace, gpu="h100", *, scheduler: str | None = None,
     lsu = LsuFrontEnd(gpu, ideal)
     with _collector_paused():
         requests = lsu.requests(trace)
-        mem.begin(requests)
+        mem.begin(requests, LaunchResources(l1_data_bytes=occ.l1_bytes_per_sm))
         model = GpuTimingModel(trace, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
                                requests=requests, observer=observer, progress=progress, ideal=ideal)
         cycles = model.run()

@@ -112,7 +112,7 @@ def test_atomics_on_one_address_serialise():
     ms.access(0, 0, reqs[1])
     same, _ = ms.access(10**5, 0, reqs[0])
     spread, _ = ms.access(2 * 10**5, 0, reqs[1])
-    assert (same - 10**5) - (spread - 2 * 10**5) >= 31 * op - 2
+    assert (same - 10**5) - (spread - 2 * 10**5) >= 31 * op - 6     # the 4 spread sectors leave one per cycle
     assert ms.counters()["lts__t_sectors_op_atom.sum"] == 128
     assert ms.counters()["gpusim__l2_atomic_serialised.sum"] == 2 * 31
 
