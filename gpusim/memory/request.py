@@ -45,6 +45,17 @@ from isa.units import MemSpace
 # What a request does to memory (``MemoryRequest.op``); OP_NAMES are Nsight's ``op`` names for counters.
 LOAD, STORE, ATOMIC = 0, 1, 2
 OP_NAMES = ("ld", "st", "atom")
+# MemoryRequest.atomic_flags
+ATOMIC_RETURNS, ATOMIC_FLOAT = 1, 2
+_FLOAT_TYPES = (".f16", ".bf16", ".f32", ".f64")
+
+
+def atomic_flags_of(opcode: str) -> int:
+    """``atomic_flags`` of a global atomic PTX mnemonic (``red.global.add.f32`` -> ATOMIC_FLOAT)."""
+    flags = 0 if opcode.startswith("red") else ATOMIC_RETURNS
+    if any(t in opcode for t in _FLOAT_TYPES):
+        flags |= ATOMIC_FLOAT
+    return flags
 
 
 class MemoryRequest:
@@ -71,6 +82,8 @@ class MemoryRequest:
       which execute at L2).
     * ``atomics``: global atomics: ``(sector, byte address, lanes)`` per distinct address, ascending by
       address (lanes on one address serialise); ``()`` otherwise.
+    * ``atomic_flags``: global atomics: ``ATOMIC_RETURNS`` (atom, cas: the result goes back; red does not)
+      | ``ATOMIC_FLOAT`` (a floating-point operation: slower at the slice); 0 otherwise.
 
     Invariants: ``len(sectors) == 0`` when ``active_lanes == 0``; ``lines <= len(sectors)``;
     ``ideal_wavefronts <= wavefronts``.  Equality is identity: equal requests of several slots are one
@@ -78,11 +91,11 @@ class MemoryRequest:
     """
 
     __slots__ = ("space", "op", "pc", "active_lanes", "sectors", "lines", "wavefronts", "ideal_wavefronts",
-                 "bypass_l1", "atomics")
+                 "bypass_l1", "atomics", "atomic_flags")
 
     def __init__(self, space: MemSpace, op: int, pc: int, active_lanes: int, sectors: tuple[int, ...] = (),
                  lines: int = 0, wavefronts: int = 0, ideal_wavefronts: int = 0, bypass_l1: bool = False,
-                 atomics: tuple[tuple[int, int, int], ...] = ()) -> None:
+                 atomics: tuple[tuple[int, int, int], ...] = (), atomic_flags: int = 0) -> None:
         self.space = space
         self.op = op
         self.pc = pc
@@ -93,6 +106,7 @@ class MemoryRequest:
         self.ideal_wavefronts = ideal_wavefronts
         self.bypass_l1 = bypass_l1
         self.atomics = atomics
+        self.atomic_flags = atomic_flags
 
     def __repr__(self) -> str:
         return (f"MemoryRequest({self.space.value} {OP_NAMES[self.op]} pc {self.pc}, {self.active_lanes} lanes, "
@@ -104,7 +118,7 @@ class LaunchResources(NamedTuple):
 
     ``l1_data_bytes``: the L1 data capacity of each SM, what the unified L1/shared array keeps after the
     shared-memory carve-out the driver picked for this launch
-    (:func:`gpusim.timing.occupancy.shared_carveout_bytes`)."""
+    (:func:`gpusim.timing.occupancy.driver_carveout_bytes`)."""
 
     l1_data_bytes: int
 

@@ -30,7 +30,8 @@ from gpusim.memory.cache import SectoredCache
 from gpusim.memory.const_cache import ConstantCache
 from gpusim.memory.dram import DramController, UnlimitedDram
 from gpusim.memory.interconnect import Crossbar
-from gpusim.memory.request import ATOMIC, LOAD, STORE, LaunchResources, MemoryRequest
+from gpusim.memory.request import (ATOMIC, ATOMIC_FLOAT, ATOMIC_RETURNS, LOAD, STORE, LaunchResources,
+                                   MemoryRequest)
 from isa.units import MemSpace
 
 SHARED, CONST, PARAM = MemSpace.SHARED, MemSpace.CONST, MemSpace.PARAM
@@ -84,8 +85,16 @@ class MemorySystem:
             2 * spec.interconnect.latency_cycles
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
         self.l2_mhz = float(l2.clock_mhz) or self.core_mhz
-        # SM cycles one slice spends per sector it reads or writes (its throughput is in L2 cycles)
+        # SM cycles a slice spends per request (tag lookup) and per sector of data: its rates are in L2 cycles
+        self.slice_request_cycles = self.core_mhz / self.l2_mhz / l2.requests_per_cycle_per_slice
         self.slice_sector_cycles = self.core_mhz / self.l2_mhz / l2.sectors_per_cycle_per_slice
+        l2_to_sm = self.core_mhz / self.l2_mhz
+        self._atom_same = l2.atomic_same_address_cycles * l2_to_sm
+        self._atom_same_float = l2.atomic_same_address_float_cycles * l2_to_sm
+        self._atom_request = l2.atomic_request_cycles * l2_to_sm
+        self._atom_return_request = l2.atomic_return_request_cycles * l2_to_sm
+        self._atom_word = l2_to_sm / l2.atomic_words_per_cycle
+        self._atom_return_word = l2_to_sm / l2.atomic_return_words_per_cycle
         self.dram = (UnlimitedDram if unlimited_dram else DramController)(spec.dram, observer)
         self.atomics_serialise = atomics_serialise
         self.dram_mhz = spec.dram.clock_mhz
@@ -122,6 +131,11 @@ class MemorySystem:
         self.shared_free = [0] * self.n_sm
         self.const_free = [0] * self.n_sm
         self.slice_free = [0.0] * self.n_slices
+        self.lrc: dict[int, float] = {}      # sector -> cycle its read data leaves the slice (in flight)
+        self.lrc_merged = 0
+        self.lrc_limit = 1 << 17
+        self.fabric_sectors = 0
+        self.tex_sectors = 0
         self.atom_free: dict[int, int] = {}
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
@@ -150,6 +164,9 @@ class MemorySystem:
     def slice_of(self, sector: int) -> int:
         """The L2 slice holding a 32 B sector (hash of its 128 B line; H100's real hash is not public)."""
         line = sector >> 2
+        return (line ^ (line >> 7) ^ (line >> 17)) % self.n_slices
+
+    def slice_of_line(self, line: int) -> int:
         return (line ^ (line >> 7) ^ (line >> 17)) % self.n_slices
 
     def flush(self) -> None:
@@ -194,6 +211,13 @@ class MemorySystem:
                 params.update(r.sectors)
         self._install_params(params)
 
+    def preload_l2(self, sectors) -> None:
+        """Make ``sectors`` valid (clean) in L2 from cycle 0: a working set an earlier launch left there (the
+        microbenchmarks' warm-up launch; ``gpusim.hw.micro_model``)."""
+        for sector in sectors:
+            sector = int(sector)
+            self._l2(self.slice_of(sector)).fill(sector, 0)
+
     def _install_params(self, param_sectors) -> None:
         """Kernel parameters are written into constant bank 0 by the launch itself, after ncu's cache flush,
         so an SM's first ``ld.param`` misses its constant cache but hits in L2 (it never goes to DRAM).
@@ -203,8 +227,7 @@ class MemorySystem:
         operand): ~235 cycles for the first parameter read, an L2 hit (277 unloaded), not a DRAM trip (571).
         A module ``__constant__`` (c[0x3]) costs ~670 cycles at its first touch: it was flushed to DRAM, so
         it stays a cold miss here.  Simplification: the parameter sectors are valid in L2 from cycle 0."""
-        for sector in sorted(param_sectors):
-            self._l2(self.slice_of(sector)).fill(sector, 0)
+        self.preload_l2(sorted(param_sectors))
 
     # -- per instruction ---------------------------------------------------------------------------------
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
@@ -293,47 +316,99 @@ class MemorySystem:
         """(load-to-use cycle, cycle it got its L1 line) of the sectors in ``mask`` of ``line``, missed in L1;
         ``t``: the cycle the previous line of the request got its L1 line (lines go in order)."""
         t = self._line_slot(t, sm)
-        n = _POPCOUNT4[mask]
-        m = self._send(t, sm, 0, n)
-        back = 0.0
-        base = line << 2
-        for k in range(4):
-            if mask >> k & 1:
-                r = self._l2_read(m, sm, base + k)
-                if r > back:
-                    back = r
-        back = math.ceil(back) + self.l1_hit
+        m = self._send(t, sm, 0, _POPCOUNT4[mask])
+        back = math.ceil(self._slice_read(m + self.icnt_latency, sm, line, mask) + self.icnt_latency) + self.l1_hit
         heappush(self.inflight[sm], back)
         if not bypass:
             l1 = self.l1[sm]
+            base = line << 2
             for k in range(4):
                 if mask >> k & 1:
                     l1.fill(base + k, back)
         return back, t
 
-    def _l2_read(self, m, sm, sector) -> float:
-        """The cycle a sector read (leaving the SM at ``m``) is back at the SM's port."""
-        sl = self.slice_of(sector)
-        arrive = m + self.icnt_latency
-        tag = max(arrive, self.slice_free[sl])
-        self.slice_free[sl] = tag + self.slice_sector_cycles
-        self.l2_reads += 1
-        data = self._l2_data(tag, sector, sl)
-        if self.sm_partition[sm] != self.slice_partition[sl]:
-            data += self.far_extra
-        return data + self.icnt_latency
+    def _slice_read(self, arrive: float, sm: int, line: int, mask: int) -> float:
+        """The cycle the sectors ``mask`` of ``line``, requested by SM ``sm`` and arriving at their slice at
+        ``arrive``, leave it for the SM.
+
+        The slice's request coalescer first serves any sector whose read is already in flight (its data
+        has not left the slice yet) with that read's data; the slice takes the rest as one request: a tag
+        lookup (``slice_request_cycles``) and a data read per sector (``slice_sector_cycles``), whichever
+        is longer, in arrival order.  A sector that misses to DRAM and is homed in the other partition is
+        looked up a second time there (counted again, and one more lookup)."""
+        base = line << 2
+        lrc = self.lrc
+        data = arrive
+        n = 0
+        for k in range(4):
+            if mask >> k & 1:
+                d = lrc.get(base + k)
+                if d is not None and d >= arrive:
+                    self.lrc_merged += 1
+                    mask ^= 1 << k
+                    if d > data:
+                        data = d
+                else:
+                    n += 1
+        if not n:
+            return data
+        sl = self.slice_of_line(line)
+        start = self.slice_free[sl]
+        if arrive > start:
+            start = arrive
+        cost = n * self.slice_sector_cycles
+        if cost < self.slice_request_cycles:
+            cost = self.slice_request_cycles
+        far = self.sm_partition[sm] != self.slice_partition[sl]
+        l2 = self._l2(sl)
+        tag = int(start)
+        ready = start
+        far_misses = 0
+        for k in range(4):
+            if mask >> k & 1:
+                r = l2.probe(tag, base + k)
+                if r < 0:
+                    r = self._dram_fill(tag, base + k, l2)
+                    if far:
+                        far_misses += 1
+                if r > ready:
+                    ready = r
+        self.l2_reads += n + far_misses
+        self.tex_sectors += n
+        if far_misses:
+            self.fabric_sectors += far_misses
+            cost += self.slice_request_cycles
+        self.slice_free[sl] = start + cost
+        d = ready + self.slice_latency
+        if far:
+            d += self.far_extra
+        for k in range(4):
+            if mask >> k & 1:
+                lrc[base + k] = d
+        if len(lrc) > self.lrc_limit:
+            # forget reads whose data has long left their slice; keep the limit above what is still in flight
+            # so that the sweep stays linear in the requests
+            self.lrc = {x: c for x, c in lrc.items() if c >= arrive - 4096}
+            self.lrc_limit = max(1 << 17, 2 * len(self.lrc))
+        return d if d > data else data
+
+    def _dram_fill(self, t: int, sector: int, l2: SectoredCache) -> int:
+        """Fetch a sector missed in slice cache ``l2`` at cycle ``t`` from DRAM; the cycle it is in L2."""
+        m = l2.mshr_start(t)
+        done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
+        r = math.ceil(done_ck * self._core_per_ck)
+        evicted: list[int] = []
+        l2.fill(sector, r, evicted)
+        if evicted:
+            self._write_back(r, evicted)
+        return r
 
     def _l2_data(self, tag, sector, sl) -> float:
         """Cycle a sector's data leaves slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss)."""
         l2 = self._l2(sl)
         r = l2.probe(int(tag), sector)
         if r < 0:
-            m = l2.mshr_start(int(tag))
-            done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
-            r = math.ceil(done_ck * self._core_per_ck)
-            evicted: list[int] = []
-            l2.fill(sector, r, evicted)
-            self._write_back(r, evicted)
+            r = self._dram_fill(int(tag), sector, l2)
         return max(tag, r) + self.slice_latency
 
     def _write_back(self, t, evicted) -> None:
@@ -375,48 +450,87 @@ class MemorySystem:
         heappush(self.inflight[sm], m + n * self.icnt.sector_cycles)
         arrive = m + self.icnt_latency
         base = line << 2
-        sl = self.slice_of(base)
+        sl = self.slice_of_line(line)
         l2 = self._l2(sl)
+        start = self.slice_free[sl]
+        if arrive > start:
+            start = arrive
+        cost = n * self.slice_sector_cycles
+        if cost < self.slice_request_cycles:
+            cost = self.slice_request_cycles
+        if self.sm_partition[sm] != self.slice_partition[sl]:
+            # a write homed in the other partition crosses the fabric and is looked up again there
+            cost += self.slice_request_cycles
+            self.fabric_sectors += n
+            self.l2_writes += n
+        self.slice_free[sl] = start + cost
+        self.l2_writes += n
+        self.tex_sectors += n
+        evicted: list[int] = []
         for k in range(4):
             if mask >> k & 1:
-                tag = max(arrive, self.slice_free[sl])
-                self.slice_free[sl] = tag + self.slice_sector_cycles
-                self.l2_writes += 1
-                evicted: list[int] = []
                 l2.write(base + k, allocate=True, evicted=evicted)
-                if evicted:
-                    self._write_back(tag, evicted)
+                self.lrc.pop(base + k, None)       # a later read must see the new data
+        if evicted:
+            self._write_back(start, evicted)
         return m, t
 
     def _global_atomic(self, now, sm, request):
         t, passes = self._tag_stage(now, sm, request)
-        op_cycles = self.spec.l2.atomic_same_address_cycles * self.core_mhz / self.l2_mhz
+        flags = request.atomic_flags
+        # SM cycles per lane on one address (lanes serialise at the home slice), per request (a sector's lanes
+        # come as one), and per distinct word of a request (the slice's atomic unit takes a few per cycle)
+        op_cycles = self._atom_same_float if flags & ATOMIC_FLOAT else self._atom_same
+        if flags & ATOMIC_RETURNS:
+            req_cycles, word_cycles = self._atom_return_request, self._atom_return_word
+        else:
+            req_cycles, word_cycles = self._atom_request, self._atom_word
+        words = {}
+        for sector, _, _ in request.atomics:
+            words[sector] = words.get(sector, 0) + 1
         ready = t
         atom_free = self.atom_free
         prev_sector = -1
         slot = t
+        sector_back = 0
         for sector, word, count in request.atomics:
             if sector != prev_sector:
                 # one packet per sector carries all of its lanes' operands
+                if sector_back:
+                    heappush(self.inflight[sm], sector_back)
+                    sector_back = 0
                 prev_sector = sector
                 slot = self._line_slot(slot, sm)
                 sent = self._send(slot, sm, 1, 1)
                 sl = self.slice_of(sector)
-                far = self.far_extra if self.sm_partition[sm] != self.slice_partition[sl] else 0
+                is_far = self.sm_partition[sm] != self.slice_partition[sl]
+                far = self.far_extra if is_far else 0
                 arrive = sent + self.icnt_latency
                 tag = max(arrive, self.slice_free[sl])
-                self.slice_free[sl] = tag + self.slice_sector_cycles
+                cost = words[sector] * word_cycles
+                self.slice_free[sl] = tag + (cost if cost > req_cycles else req_cycles)
+                self.tex_sectors += 1
+                if is_far:
+                    self.fabric_sectors += 1
                 data = self._l2_data(tag, sector, sl) - self.slice_latency
                 self._l2(sl).write(sector, allocate=True)
+                self.lrc.pop(sector, None)
             self.l2_atoms += count
-            start = max(data, atom_free.get(word, 0)) if self.atomics_serialise else data
-            done = start + count * op_cycles          # lanes on one address serialise
+            if self.atomics_serialise:                # lanes on one address serialise
+                start = max(data, atom_free.get(word, 0))
+                done = start + count * op_cycles
+            else:                                     # the what-if: as if every lane had its own word
+                start = data
+                done = start + op_cycles
             atom_free[word] = done
             self.atomic_serialised += count - 1
             back = math.ceil(done + far + self.slice_latency + self.icnt_latency) + self.l1_hit
-            heappush(self.inflight[sm], back)
+            if back > sector_back:
+                sector_back = back
             if back > ready:
                 ready = back
+        if sector_back:
+            heappush(self.inflight[sm], sector_back)
         if len(atom_free) > 1 << 16:
             self.atom_free = {a: c for a, c in atom_free.items() if c > now}
         if slot > t:
@@ -437,7 +551,9 @@ class MemorySystem:
         for sector in request.sectors:
             r = cc.cache.probe(t, sector)
             if r < 0:
-                r = math.ceil(self._l2_read(cc.cache.mshr_start(t), sm, sector)) + self.l1_hit
+                arrive = cc.cache.mshr_start(t) + self.icnt_latency
+                r = math.ceil(self._slice_read(arrive, sm, sector >> 2, 1 << (sector & 3)) + self.icnt_latency) + \
+                    self.l1_hit
                 cc.cache.fill(sector, r)
             if r > ready:
                 ready = r
@@ -467,6 +583,10 @@ class MemorySystem:
         out["lts__t_sectors_lookup_miss.sum"] = float(l2_misses)
         out["lts__t_sector_hit_rate.pct"] = 100.0 * l2_hits / (l2_hits + l2_misses) if l2_hits + l2_misses else 0.0
         out["gpusim__l2_mshr_merges.sum"] = float(sum(c.mshr_merges for c in l2s))
+        # sectors looked up for the SMs, and again in the other partition (misses, writes, atomics homed there)
+        out["lts__t_sectors_srcunit_tex.sum"] = float(self.tex_sectors)
+        out["lts__t_sectors_srcunit_ltcfabric.sum"] = float(self.fabric_sectors)
+        out["gpusim__lrc_merged_sectors.sum"] = float(self.lrc_merged)
         out["gpusim__l2_atomic_serialised.sum"] = float(self.atomic_serialised)
         consts = [c for c in self.const if c is not None]
         out["gpusim__const_requests.sum"] = float(sum(c.requests for c in consts))
