@@ -125,6 +125,7 @@ LECTURE_CASES = (
     ("transpose_naive", "width=256,height=256", None, None),
     ("reduce_interleaved", "n=65536", ("reduce_sequential", "n=65536"), None),
     ("matmul_naive", "width=64", ("matmul_tiled", "width=64,tile=16"), None),
+    ("matmul_tiled", "width=64,tile=16", None, None),
     ("vector_add", "small", None, "h100"),
 )
 

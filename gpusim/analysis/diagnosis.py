@@ -3,7 +3,8 @@ costs, the cost measured by what-if re-simulation wherever a mechanism can be id
 
 :func:`diagnose` looks at a timing result and its trace and collects the evidence for each limiter a GPU
 programmer checks: launch overhead, too few blocks or a tail wave, occupancy and its limiting resource,
-global-memory latency not hidden, DRAM bandwidth, uncoalesced accesses (sectors per request and the CUDA
+global-memory latency not hidden (the loads' wait, issue-slot use, occupancy, the line whose loads are
+waited on), DRAM bandwidth, uncoalesced accesses (sectors per request and the CUDA
 line), shared-memory bank conflicts (ways and the line), divergence (active threads per warp), barrier
 waits and atomic contention.  For each limiter that shows up it re-simulates the *same* trace with that one
 mechanism idealised (:mod:`gpusim.timing.idealize`) and measures the speed-up, so the ranking is measured,
@@ -403,7 +404,7 @@ def _rank(findings: list[Finding], ev: _Evidence) -> list[Finding]:
 def _candidates(ev: _Evidence) -> dict:
     return {
         "launch": _launch(ev), "occupancy": _occupancy(ev), "coalescing": _coalescing(ev), "banks": _banks(ev),
-        "reuse": _global_reuse(ev), "divergence": _divergence(ev), "dram": _dram(ev),
+        "reuse": _global_reuse(ev), "latency": _latency(ev), "divergence": _divergence(ev), "dram": _dram(ev),
         "atomics": _atomics(ev), "barriers": _barriers(ev),
     }
 
@@ -611,6 +612,86 @@ def _global_reuse(ev: _Evidence):
         return _finding("reuse", "global memory: reused data re-read from L1/L2", w, ls * frac, evidence,
                         "stage the data each block reuses in shared memory (tiling), so it is read from "
                         "global memory once per block", lines)
+    return why, build
+
+
+#: The latency what-if is worth running from this share of warp-cycles waiting on global/local loads on.
+LATENCY_WAIT_SHARE = 0.10
+
+
+def _load_producers(ev: _Evidence) -> dict[int, list[int]]:
+    """For each PC, the global or local loads whose results it reads: per source register, the nearest
+    earlier writer in program order (wrapping round to the end for a loop's back edge), if it is such a
+    load."""
+    instrs, m = ev.trace.instructions, ev.mem
+    is_load = [m.space[i.pc] in (MemSpace.GLOBAL, MemSpace.LOCAL) and int(m.op[i.pc]) == 0
+               and m.requests[i.pc] > 0 for i in instrs]
+    writers: dict[int, list[int]] = {}
+    for i in instrs:
+        for r in i.dst_regs:
+            writers.setdefault(r, []).append(i.pc)
+    out = {}
+    for i in instrs:
+        found = set()
+        for r in i.src_regs:
+            pcs = writers.get(r)
+            if not pcs:
+                continue
+            earlier = [q for q in pcs if q < i.pc]
+            q = earlier[-1] if earlier else pcs[-1]
+            if is_load[q]:
+                found.add(q)
+        if found:
+            out[i.pc] = sorted(found)
+    return out
+
+
+def _latency(ev: _Evidence):
+    c, occ = ev.c, ev.timing.occupancy
+    ls = ev.state_share(StallReason.LONG_SCOREBOARD)
+    why = None if ls >= LATENCY_WAIT_SHARE else f"warps waited on global or local loads only {_pct(ls)} of the time"
+
+    def build(w):
+        if ls <= 0 or (w is None and why is not None):
+            return None
+        issue = c["smsp__issue_active.avg.pct_of_peak_sustained_active"]
+        achieved = c["sm__warps_active.avg.pct_of_peak_sustained_active"]
+        per_sched = c["sm__warps_active.avg.per_cycle_active"] / ev.gpu.sm.subpartitions
+        other = ev.state_share(StallReason.SHORT_SCOREBOARD) + ev.state_share(StallReason.WAIT)
+        mem = ev.gpu.memory
+        dram_cycles = mem.l2.hit_latency_near_cycles + mem.dram.latency_ns * ev.gpu.clock_mhz / 1000.0
+        evidence = [f"warps spent {_pct(ls)} of their cycles waiting for the data of global or local loads "
+                    f"(long_scoreboard), {_pct(other)} for other results (short_scoreboard, wait)",
+                    f"issue slots were busy {issue:.0f}% of the time with {per_sched:.1f} resident warps per "
+                    f"scheduler: achieved occupancy {achieved:.0f}% of a theoretical {occ.occupancy_pct:.0f}% "
+                    f"({occ.blocks_per_sm} blocks of {occ.warps_per_block} warps per SM, limited by "
+                    f"{', '.join(occ.limiting) or 'nothing'}); too few warps had an independent instruction "
+                    f"to issue while the loads were out",
+                    f"a load takes {mem.l1.hit_latency_cycles} cycles from L1, {mem.l2.hit_latency_near_cycles} "
+                    f"from L2, {dram_cycles:.0f} from DRAM (unloaded); L1 hit rate "
+                    f"{c.get('l1tex__t_sector_hit_rate.pct', 0.0):.0f}%, L2 hit rate "
+                    f"{c.get('lts__t_sector_hit_rate.pct', 0.0):.0f}%"]
+        # the wait is charged to the instruction that reads the load's result: hand it to the load(s)
+        waits = ev.stalls[:, int(StallReason.LONG_SCOREBOARD)].astype(np.float64)
+        on_load = np.zeros(ev.n_pcs)
+        for pc, loads in _load_producers(ev).items():
+            on_load[loads] += waits[pc] / len(loads)
+        by_line: dict[str, list[int]] = {}
+        for pc in np.flatnonzero(on_load > 0).tolist():
+            by_line.setdefault(ev.lines.key(pc)[0], []).append(pc)
+        ranked = sorted(by_line.items(), key=lambda kv: -float(on_load[kv[1]].sum()))
+        lines = []
+        for where, pcs in ranked[:2]:
+            evidence.append(f"loads at {ev.lines.label(pcs[0])}: warps waited {int(on_load[pcs].sum()):,} "
+                            f"warp-cycles for their data ({_pct(float(on_load[pcs].sum()) / ev.warp_cycles)} of all "
+                            f"warp-cycles; {int(ev.mem.requests[pcs].sum()):,} requests)")
+            lines.append(where)
+        return _finding("latency", "latency not hidden", w, ls * (1 - issue / 100), evidence,
+                        "give each thread more independent work between a load and the use of its data (unroll, "
+                        "issue several loads before the first use: ILP), keep more warps resident (more blocks "
+                        "per SM, fewer registers or less shared memory per block), or prefetch the next tile "
+                        "into shared memory (double buffering, cp.async) while computing on the current one",
+                        lines)
     return why, build
 
 

@@ -51,7 +51,12 @@ class MemorySystem:
 
     What-ifs (:mod:`gpusim.timing.idealize`): ``unlimited_dram`` serves every DRAM burst at the idle-bank
     latency (:class:`~gpusim.memory.dram.UnlimitedDram`); ``atomics_serialise=False`` lets atomics to one
-    word proceed without waiting for each other.
+    word proceed without waiting for each other; ``latency_free_reads`` takes the fixed latency out of every
+    read that misses L1 (or the constant cache): the crossbar's traversal (both ways), the L2 slice's
+    pipeline, the far partition's extra cycles, the DRAM controller's overhead and the DRAM's idle-bank read
+    time are zero, while every port, slice, MSHR, DRAM bank and the DRAM bus is held as long as before, so a
+    read's data is usable the L1 hit latency plus its queueing after its tag stage.  Stores and atomics keep
+    their latency.
 
     What an SM keeps in flight (measured on the H100, gpusim/hw/README.md "Under load"): the L1 sends its
     misses, stores and atomics down one line (a line's missing sectors) at a time, ``l1.miss_lines_per_cycle``
@@ -68,7 +73,8 @@ class MemorySystem:
     invalidated by other SMs' stores).
     """
 
-    def __init__(self, gpu, observer=None, *, unlimited_dram: bool = False, atomics_serialise: bool = True) -> None:
+    def __init__(self, gpu, observer=None, *, unlimited_dram: bool = False, atomics_serialise: bool = True,
+                 latency_free_reads: bool = False) -> None:
         spec = gpu.memory
         self.gpu = gpu
         self.spec = spec
@@ -97,6 +103,9 @@ class MemorySystem:
         self._atom_return_word = l2_to_sm / l2.atomic_return_words_per_cycle
         self.dram = (UnlimitedDram if unlimited_dram else DramController)(spec.dram, observer)
         self.atomics_serialise = atomics_serialise
+        self.latency_free_reads = latency_free_reads
+        # what a read's crossbar trips lose with latency_free_reads (each way)
+        self._read_icnt_cut = spec.interconnect.latency_cycles if latency_free_reads else 0
         self.dram_mhz = spec.dram.clock_mhz
         self._ck_per_core = self.dram_mhz / self.core_mhz
         self._core_per_ck = self.core_mhz / self.dram_mhz
@@ -106,6 +115,7 @@ class MemorySystem:
         if self.dram_overhead_ck < 0:
             raise ConfigError(f"memory.dram.latency_ns: {spec.dram.latency_ns} ns is below the DRAM core read "
                               f"({core_read_ck} clocks at {self.dram_mhz} MHz)")
+        self._dram_idle_read_ck = core_read_ck
         self.sm_partition = [s * l2.partitions // self.n_sm for s in range(self.n_sm)]
         self.slice_partition = [s * l2.partitions // l2.slices for s in range(l2.slices)]
         self._shared_wpc = spec.shared.wavefronts_per_cycle
@@ -317,7 +327,8 @@ class MemorySystem:
         ``t``: the cycle the previous line of the request got its L1 line (lines go in order)."""
         t = self._line_slot(t, sm)
         m = self._send(t, sm, 0, _POPCOUNT4[mask])
-        back = math.ceil(self._slice_read(m + self.icnt_latency, sm, line, mask) + self.icnt_latency) + self.l1_hit
+        icnt = self.icnt_latency - self._read_icnt_cut       # the latency what-if cuts the trips
+        back = math.ceil(self._slice_read(m + icnt, sm, line, mask) + icnt) + self.l1_hit
         heappush(self.inflight[sm], back)
         if not bypass:
             l1 = self.l1[sm]
@@ -368,7 +379,7 @@ class MemorySystem:
             if mask >> k & 1:
                 r = l2.probe(tag, base + k)
                 if r < 0:
-                    r = self._dram_fill(tag, base + k, l2)
+                    r = self._dram_fill(tag, base + k, l2, self.latency_free_reads)
                     if far:
                         far_misses += 1
                 if r > ready:
@@ -379,9 +390,12 @@ class MemorySystem:
             self.fabric_sectors += far_misses
             cost += self.slice_request_cycles
         self.slice_free[sl] = start + cost
-        d = ready + self.slice_latency
-        if far:
-            d += self.far_extra
+        if self.latency_free_reads:                 # the what-if: no slice pipeline, no far trip
+            d = ready
+        else:
+            d = ready + self.slice_latency
+            if far:
+                d += self.far_extra
         for k in range(4):
             if mask >> k & 1:
                 lrc[base + k] = d
@@ -392,11 +406,18 @@ class MemorySystem:
             self.lrc_limit = max(1 << 17, 2 * len(self.lrc))
         return d if d > data else data
 
-    def _dram_fill(self, t: int, sector: int, l2: SectoredCache) -> int:
-        """Fetch a sector missed in slice cache ``l2`` at cycle ``t`` from DRAM; the cycle it is in L2."""
+    def _dram_fill(self, t: int, sector: int, l2: SectoredCache, latency_free: bool = False) -> int:
+        """Fetch a sector missed in slice cache ``l2`` at cycle ``t`` from DRAM; the cycle it is in L2.
+        ``latency_free`` (the latency what-if): without the DRAM's fixed latency; the burst's time beyond an
+        idle bank's read is waiting (bank, bus, row conflict, refresh) and still counts."""
         m = l2.mshr_start(t)
-        done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
-        r = math.ceil(done_ck * self._core_per_ck)
+        if latency_free:
+            arrival_ck = int(m * self._ck_per_core)
+            done_ck = self.dram.access(arrival_ck, sector * 32, False)
+            r = m + math.ceil(max(0, done_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
+        else:
+            done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
+            r = math.ceil(done_ck * self._core_per_ck)
         evicted: list[int] = []
         l2.fill(sector, r, evicted)
         if evicted:

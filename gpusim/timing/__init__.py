@@ -48,7 +48,8 @@ def _resolve_memory(memory, gpu, observer, ideal: Idealization):
     if memory == "fixed":
         return FixedLatencyMemory(gpu)
     if memory is None:
-        return MemorySystem(gpu, observer=observer, unlimited_dram=ideal.dram, atomics_serialise=not ideal.atomics)
+        return MemorySystem(gpu, observer=observer, unlimited_dram=ideal.dram, atomics_serialise=not ideal.atomics,
+                            latency_free_reads=ideal.latency)
     return memory
 
 

@@ -13,6 +13,7 @@ name            where it acts
 ``coalescing``  the trace: global addresses renamed so each request touches the fewest sectors
 ``banks``       the LSU front end: every shared access takes its conflict-free wavefront count
 ``reuse``       the LSU front end: every global load is served as a shared-memory load
+``latency``     the memory system: reads below L1 take no fixed latency, only their queueing
 ``divergence``  the trace: the threads of a block that run an instruction packed into full warps
 ``dram``        the memory system: DRAM bursts at the idle-bank latency, no bandwidth limit
 ``atomics``     the LSU front end and the memory system: same-address atomics do not serialise
@@ -79,6 +80,16 @@ IDEALIZATIONS: dict[str, WhatIfSpec] = {s.name: s for s in (
         "memory once per block, waits for it at a barrier, and stores it to shared memory; none of that is "
         "charged here; stores and atomics are unchanged"),
     WhatIfSpec(
+        "latency", "no memory latency",
+        "every global or local load (and constant-cache miss) that misses L1 is usable the L1 hit latency "
+        "plus the time it queued after its L1 tag stage: the crossbar's traversal, the L2 slice's pipeline, "
+        "the far partition's extra cycles and the DRAM's controller and idle-bank read time are zero, while "
+        "every crossbar port, L2 slice, MSHR, DRAM bank and the DRAM bus is held as long as before, so the "
+        "bandwidth limits stay",
+        "a kernel cannot remove latency, only hide it: this is the most that more resident warps, more "
+        "independent loads per thread (ILP) or prefetching could gain; L1 hits, shared memory, stores and "
+        "atomics keep their latency"),
+    WhatIfSpec(
         "divergence", "no divergence",
         "the threads of a block that execute an instruction (its k-th execution in each warp) are packed "
         "into as few full warps as hold them, as if the threads taking each path were grouped into the same "
@@ -116,6 +127,7 @@ class Idealization:
     coalescing: bool = False
     banks: bool = False
     reuse: bool = False
+    latency: bool = False
     divergence: bool = False
     dram: bool = False
     atomics: bool = False

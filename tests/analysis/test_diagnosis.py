@@ -70,6 +70,23 @@ def test_matmul_naive_is_global_memory_and_predicts_the_tiled_gain(h100_4sm):
     assert gain <= top.what_if.speedup < 1.5 * gain
 
 
+def test_matmul_tiled_is_latency_not_hidden(h100_4sm):
+    """The tiled matmul reads each tile once, but its 8 warps per scheduler cannot cover the L2/DRAM latency
+    of the tile loads: the limiter is latency, measured by the what-if without it, and the evidence names
+    the tile loads' lines."""
+    r, d = _diagnose("matmul_tiled", "width=64,tile=16", h100_4sm)
+    top = d.top
+    assert top.key == "latency" and top.title == "latency not hidden" and top.measured
+    assert top.what_if.name == "latency" and top.what_if.speedup > 1.1
+    assert top.share > max(f.share for f in d.findings[1:])
+    assert top.lines == ["matmul_tiled.cu:36", "matmul_tiled.cu:40"]
+    assert "(long_scoreboard)" in top.evidence[0] and "issue slots were busy" in top.evidence[1]
+    assert "resident warps per scheduler" in top.evidence[1] and "achieved occupancy" in top.evidence[1]
+    assert any("M_d[row * Width + phase * TILE_WIDTH + tx]" in e for e in top.evidence)
+    assert "ILP" in top.advice and "prefetch" in top.advice
+    assert r.stalls["long_scoreboard"] / sum(r.stalls.values()) > 0.3
+
+
 def test_small_vector_add_is_launch_overhead():
     _, d = _diagnose("vector_add", "small", "h100")
     top = d.top
@@ -89,7 +106,8 @@ def test_what_ifs_say_what_they_change_and_cannot(h100_4sm):
     for w in d.what_ifs:
         assert w.title in text and f"changes: {w.changes[:40]}" in text.replace("\n        ", " ")
         assert "cannot: " in text
-    assert set(d.skipped) == {"occupancy", "coalescing", "reuse", "divergence", "dram", "atomics", "barriers"}
+    assert set(d.skipped) == {"occupancy", "coalescing", "reuse", "latency", "divergence", "dram", "atomics",
+                              "barriers"}
     doc = json.loads(json.dumps(d.as_dict()))
     assert doc["findings"][0]["what_if"]["name"] == "banks"
 

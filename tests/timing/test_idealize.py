@@ -26,8 +26,8 @@ def h100():
 
 
 def test_every_what_if_says_what_it_changes_and_cannot():
-    assert set(WHAT_IF_NAMES) == {"launch", "occupancy", "coalescing", "banks", "reuse", "divergence", "dram",
-                                  "atomics", "barriers"}
+    assert set(WHAT_IF_NAMES) == {"launch", "occupancy", "coalescing", "banks", "reuse", "latency", "divergence",
+                                  "dram", "atomics", "barriers"}
     for spec in IDEALIZATIONS.values():
         assert spec.title and len(spec.changes) > 40 and len(spec.cannot) > 40
     assert Idealization.of("banks", "launch").names == ("launch", "banks") and not Idealization()
@@ -168,6 +168,62 @@ def test_infinite_dram_bandwidth_serves_every_burst_at_the_idle_latency(h100):
     lat = DramController(spec).closed_row_read_ck()
     assert [d.access(100, a * 32) for a in range(64)] == [100 + lat] * 64    # no queueing, whatever the bank
     assert d.counters()["dram__bytes_read.sum"] == 64 * 32
+
+
+def _chase(n_loads: int = 8, warps: int = 1):
+    """Each load's address register is the previous load's result (a pointer chase); every load touches a
+    new line, so it misses L1 and L2 and goes to DRAM."""
+    return make_trace([*[ins("ld.global", dst=[1], src=[1]) for _ in range(n_loads)], ins("exit")],
+                      warps_per_block=warps)
+
+
+def test_no_memory_latency_reads_return_at_the_l1_hit_latency_plus_their_queueing(h100):
+    """A chase of DRAM reads, one at a time: with no fixed latency and no DRAM waiting (both what-ifs) a
+    read's 4 sectors take the L1 hit latency plus at most their 32-byte trips through the SM's crossbar port
+    (the port's time overlaps the request's own when nothing else is in flight); with
+    the latency what-if alone they also queue behind each other at their DRAM bank."""
+    from gpusim.memory.system import MemorySystem
+    reqs = LsuFrontEnd(h100).requests(_chase())
+    l1_hit = h100.memory.l1.hit_latency_cycles
+    port = 4 * 32 / h100.memory.interconnect.bytes_per_cycle_per_port
+    took = {}
+    for free, unlimited in ((False, False), (True, False), (True, True)):
+        mem = MemorySystem(h100, latency_free_reads=free, unlimited_dram=unlimited)
+        mem.begin(reqs)
+        now, took[free, unlimited] = 1000, []
+        for r in reqs:
+            ready, _ = mem.access(now, 0, r)
+            took[free, unlimited].append(ready - now)
+            now = ready + 10
+    dram_trip = h100.memory.l2.hit_latency_near_cycles + h100.memory.dram.latency_ns * h100.clock_mhz / 1000
+    assert min(took[False, False]) >= dram_trip                             # a DRAM trip each
+    assert all(l1_hit <= t <= l1_hit + port + 1 for t in took[True, True])
+    assert all(a <= b < 100 for a, b in zip(took[True, True], took[True, False]))
+
+
+def test_no_memory_latency_speeds_up_dependent_loads_not_arithmetic(h100):
+    chase = _chase(warps=2)
+    base, ideal = simulate(chase, h100), simulate(chase, h100, ideal=Idealization.of("latency"))
+    assert base.cycles > 3 * ideal.cycles
+    assert base.stalls["long_scoreboard"] > 3 * ideal.stalls["long_scoreboard"]
+    assert ideal.counters["dram__bytes_read.sum"] == base.counters["dram__bytes_read.sum"]   # same traffic
+    fma = make_trace([*[ins("fma", dst=[1], src=[1]) for _ in range(32)], ins("exit")], n_blocks=4,
+                     warps_per_block=8)
+    assert simulate(fma, h100, ideal=Idealization.of("latency")).cycles == simulate(fma, h100).cycles
+
+
+def test_no_memory_latency_keeps_the_bandwidth_limit(h100):
+    """32 warps stream 8 new lines each from a DRAM of 2 channels (1/40 of the H100's): without the latency
+    the loads queue for the DRAM, so the kernel still takes at least its bytes over the DRAM's peak
+    bandwidth (774 cycles, more than the SM's crossbar port or the issue of 256 loads would need)."""
+    narrow = h100.replace(**{"memory.dram.channels": 2})
+    stream = make_trace([*[ins("ld.global", dst=[k]) for k in range(1, 9)],
+                         ins("fma", dst=[9], src=list(range(1, 9))), ins("exit")], warps_per_block=32)
+    base, ideal = simulate(stream, narrow), simulate(stream, narrow, ideal=Idealization.of("latency"))
+    moved = ideal.counters["dram__bytes_read.sum"]
+    floor = moved / narrow.memory.dram.peak_bytes_per_s * narrow.clock_mhz * 1e6
+    assert moved == 32 * 8 * 128 and floor > moved / narrow.memory.interconnect.bytes_per_cycle_per_port
+    assert floor <= ideal.cycles < base.cycles
 
 
 def test_full_occupancy_lifts_the_register_limit(h100):
