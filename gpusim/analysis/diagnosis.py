@@ -659,6 +659,7 @@ def _latency(ev: _Evidence):
         per_sched = c["sm__warps_active.avg.per_cycle_active"] / ev.gpu.sm.subpartitions
         other = ev.state_share(StallReason.SHORT_SCOREBOARD) + ev.state_share(StallReason.WAIT)
         mem = ev.gpu.memory
+        dram_cycles = mem.l2.hit_latency_near_cycles + mem.dram.latency_ns * ev.gpu.clock_mhz / 1000.0
         evidence = [f"warps spent {_pct(ls)} of their cycles waiting for the data of global or local loads "
                     f"(long_scoreboard), {_pct(other)} for other results (short_scoreboard, wait)",
                     f"issue slots were busy {issue:.0f}% of the time with {per_sched:.1f} resident warps per "
@@ -667,7 +668,7 @@ def _latency(ev: _Evidence):
                     f"{', '.join(occ.limiting) or 'nothing'}); too few warps had an independent instruction "
                     f"to issue while the loads were out",
                     f"a load takes {mem.l1.hit_latency_cycles} cycles from L1, {mem.l2.hit_latency_near_cycles} "
-                    f"from L2, {mem.dram.latency_cycles} from DRAM (unloaded); L1 hit rate "
+                    f"from L2, {dram_cycles:.0f} from DRAM (unloaded); L1 hit rate "
                     f"{c.get('l1tex__t_sector_hit_rate.pct', 0.0):.0f}%, L2 hit rate "
                     f"{c.get('lts__t_sector_hit_rate.pct', 0.0):.0f}%"]
         # the wait is charged to the instruction that reads the load's result: hand it to the load(s)

@@ -4,6 +4,9 @@ A preset file has top-level keys for :class:`~gpusim.config.gpu.GpuConfig`'s sca
 ``[scheduler]``, ``[sm]``, ``[issue_interval_cycles]``, ``[latency_cycles]`` and, last, ``[memory]``
 (validated by ``MemorySpec.from_dict``).  Every key must be a known field: a typo is an error that
 names it, rather than a silently ignored setting.
+
+A file may start from another preset: ``inherits = "h100"`` takes that preset's table and lays this file's
+keys over it, table by table (``h100-boost.toml`` is ``h100`` with another SM clock).
 """
 from __future__ import annotations
 
@@ -50,10 +53,33 @@ def load_gpu(name_or_path: str | Path, overrides: Mapping[str, Any] | None = Non
     text = str(name_or_path)
     is_path = isinstance(name_or_path, Path) or text.endswith(".toml") or "/" in text or "\\" in text
     path = Path(text) if is_path else preset_path(text)
-    table = read_toml(path)
+    table = read_preset_table(path)
     if overrides:
         table = apply_overrides(table, overrides, source=str(path))
     return config_from_dict(table, source=str(path))
+
+
+def read_preset_table(path: Path, _seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A preset file's table with its ``inherits`` chain resolved (the parent's tables, overlaid key by key)."""
+    table = read_toml(path)
+    parent = table.pop("inherits", None)
+    if parent is None:
+        return table
+    if not isinstance(parent, str):
+        raise ConfigError(f"{path}: inherits: expected a preset name or a .toml path, got {parent!r}")
+    if parent in _seen:
+        raise ConfigError(f"{path}: inherits: a cycle through {' -> '.join(_seen + (parent,))}")
+    is_path = parent.endswith(".toml") or "/" in parent
+    parent_path = (path.parent / parent) if is_path else preset_path(parent)
+    return _overlay(read_preset_table(parent_path, _seen + (parent,)), table)
+
+
+def _overlay(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        out[key] = _overlay(out[key], value) if isinstance(value, Mapping) and isinstance(out.get(key), dict) \
+            else value
+    return out
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -95,18 +95,25 @@ class SharedMemorySpec:
 
 @dataclass(frozen=True, kw_only=True)
 class L1Spec:
-    """The per-SM L1 data cache (the part of the unified array not carved out for shared memory)."""
+    """The per-SM L1 data cache (the part of the unified array not carved out for shared memory).
 
-    hit_latency_cycles: int = param("cycles: unloaded L1 hit load-to-use latency")
-    size_bytes: int = param("bytes of L1 at the default shared-memory carve-out (unified size - carve-out)")
+    Its lines also bound the misses an SM keeps in flight: every line a load misses holds one L1 line until
+    its data is back (measured on the H100 at eight carve-outs, gpusim/hw/README.md "The in-flight limit
+    is the L1"), so there is no separate MSHR count."""
+
+    hit_latency_cycles: int = param("SM cycles: unloaded L1 hit load-to-use latency")
+    size_bytes: int = param("bytes of L1 data when no launch says otherwise (the memory system alone); a "
+                            "launch's L1 is sm.l1_shared_bytes minus the driver's shared-memory carve-out")
     line_bytes: int = param("bytes per line (tag)", 128)
     sector_bytes: int = param("bytes per sector (fill/valid unit)", 32)
     associativity: int = param("ways per set", 4)
-    mshrs: int = param("outstanding missed sectors per SM before the tag stage stalls", 256)
     tags_per_cycle: int = param("distinct lines the tag stage looks up per cycle (HARDWARE.md: 4)", 4)
+    miss_lines_per_cycle: float = param("lines (load misses, stores, atomics) the L1 sends towards L2 per SM "
+                                        "cycle", 1.0)
 
     def validate(self, path: str) -> None:
-        _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "mshrs", "tags_per_cycle")
+        _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "tags_per_cycle",
+                  "miss_lines_per_cycle")
         _power_of_two(self, path, "line_bytes", "sector_bytes")
         if self.line_bytes != 128 or self.sector_bytes != 32:
             raise ConfigError(f"{path}.line_bytes/sector_bytes: the coalescer models 128 B lines of 32 B "
@@ -135,24 +142,44 @@ class ConstCacheSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class L2Spec:
-    """The shared L2: partitions of slices, sectored, write-back; the point of coherence for atomics."""
+    """The shared L2: partitions of slices, sectored, write-back; the point of coherence for atomics.
+
+    Latencies are SM cycles (the H100's L2 chase measures the same SM cycles at 1590 and 1980 MHz: the path
+    is mostly the SM's and the crossbar's); throughputs are L2 cycles at ``clock_mhz`` (the slices run at
+    their own clock: 1705 MHz on the H100 whatever the SM clock)."""
 
     size_bytes: int = param("bytes of L2 over all slices")
     slices: int = param("L2 slices (each with its own tags, MSHRs and port)")
     partitions: int = param("partitions; an SM reaches the other partition's slices at the far latency", 1)
-    hit_latency_near_cycles: int = param("cycles: unloaded L2 hit load-to-use latency, near partition")
-    hit_latency_far_cycles: int = param("cycles: unloaded L2 hit load-to-use latency, far partition")
+    clock_mhz: float = param("MHz of the L2 slices (0: the SM clock)", 0.0)
+    hit_latency_near_cycles: int = param("SM cycles: unloaded L2 hit load-to-use latency, near partition")
+    hit_latency_far_cycles: int = param("SM cycles: unloaded L2 hit load-to-use latency, far partition")
     line_bytes: int = param("bytes per line", 128)
     sector_bytes: int = param("bytes per sector", 32)
     associativity: int = param("ways per set", 16)
     mshrs_per_slice: int = param("outstanding missed sectors per slice", 256)
-    bytes_per_cycle_per_slice: int = param("bytes a slice reads or writes per cycle", 64)
-    atomic_cycles_per_op: int = param("cycles: one atomic read-modify-write of one address in a slice", 2)
+    requests_per_cycle_per_slice: float = param(
+        "L2 cycles: requests (tag lookups: one line's sectors from one SM) a slice takes per L2 cycle", 1.0)
+    sectors_per_cycle_per_slice: float = param("L2 cycles: sectors of data a slice reads or writes per cycle",
+                                               2.0)
+    atomic_request_cycles: float = param(
+        "L2 cycles a slice spends on one atomic request without a result (RED: one lane per word of a sector)",
+        1.0)
+    atomic_return_request_cycles: float = param("the same for an atomic that returns its result (ATOM, CAS)",
+                                                1.0)
+    atomic_words_per_cycle: float = param("distinct words of one request the slice's atomic unit updates per "
+                                          "L2 cycle (RED)", 4.0)
+    atomic_return_words_per_cycle: float = param("the same for atomics that return their result", 4.0)
+    atomic_same_address_cycles: float = param(
+        "L2 cycles between two integer (or CAS, exch) atomics on one address: lanes on one word serialise", 2.0)
+    atomic_same_address_float_cycles: float = param("the same for floating-point atomics (add, min, max)", 2.0)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "size_bytes", "slices", "partitions", "hit_latency_near_cycles",
-                  "hit_latency_far_cycles", "associativity", "mshrs_per_slice", "bytes_per_cycle_per_slice",
-                  "atomic_cycles_per_op")
+                  "hit_latency_far_cycles", "associativity", "mshrs_per_slice", "requests_per_cycle_per_slice",
+                  "sectors_per_cycle_per_slice", "atomic_request_cycles", "atomic_return_request_cycles",
+                  "atomic_words_per_cycle", "atomic_return_words_per_cycle", "atomic_same_address_cycles",
+                  "atomic_same_address_float_cycles")
         _power_of_two(self, path, "line_bytes", "sector_bytes")
         if self.line_bytes != 128 or self.sector_bytes != 32:
             raise ConfigError(f"{path}.line_bytes/sector_bytes: expected 128/32, got "
@@ -165,14 +192,22 @@ class L2Spec:
         if self.hit_latency_far_cycles < self.hit_latency_near_cycles:
             raise ConfigError(f"{path}.hit_latency_far_cycles: {self.hit_latency_far_cycles} is below the near "
                               f"latency {self.hit_latency_near_cycles}")
+        if self.clock_mhz < 0:
+            raise ConfigError(f"{path}.clock_mhz: must be >= 0 (0: the SM clock), got {self.clock_mhz}")
+
+    def peak_bytes_per_sm_cycle(self, sm_clock_mhz: float) -> float:
+        """Bytes all slices read or write per SM cycle at their sustained data rate."""
+        l2_mhz = self.clock_mhz or sm_clock_mhz
+        return self.slices * self.sectors_per_cycle_per_slice * self.sector_bytes * l2_mhz / sm_clock_mhz
 
 
 @dataclass(frozen=True, kw_only=True)
 class InterconnectSpec:
-    """The crossbar between SMs and L2 slices."""
+    """The crossbar between SMs and L2 slices (SM cycles)."""
 
-    latency_cycles: int = param("cycles: one-way traversal, SM to slice or back")
-    bytes_per_cycle_per_port: int = param("bytes per cycle through one SM port or one slice port", 64)
+    latency_cycles: int = param("SM cycles: one-way traversal, SM to slice or back")
+    bytes_per_cycle_per_port: float = param("bytes per SM cycle through one SM's port (L2 data in, store "
+                                            "data out)", 64.0)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "latency_cycles", "bytes_per_cycle_per_port")
@@ -298,7 +333,10 @@ class DramSpec:
     standard: str = param("DRAM standard: a file gpusim/config/dram/<standard>.toml")
     channels: int = param("channels (each has the standard's pseudo-channels)")
     data_rate_mtps: float = param("MT/s per pin")
-    latency_cycles: int = param("SM cycles: unloaded DRAM load-to-use latency (pointer chase, row closed)")
+    latency_ns: float = param("ns an L2 miss adds to an L2 hit, unloaded (controller and DRAM core, row "
+                              "closed): a DRAM pointer chase minus an L2 one")
+    access_bytes: int = param("bytes DRAM reads for one missed sector: 32, or 64 (the aligned pair of "
+                              "sectors, both filled into L2)", 32)
     address_mapping: str = param("address-mapping name, registered in gpusim.memory.dram.mapping",
                                  "line_interleave")
     row_policy: str = param("'open' (keep the row open) or 'closed' (auto-precharge); checked by the DRAM "
@@ -306,7 +344,9 @@ class DramSpec:
     table: DramStandard = dataclasses.field(default=None, init=False, compare=False, repr=False)
 
     def validate(self, path: str) -> None:
-        _positive(self, path, "channels", "data_rate_mtps", "latency_cycles")
+        _positive(self, path, "channels", "data_rate_mtps", "latency_ns")
+        if self.access_bytes not in (32, 64):
+            raise ConfigError(f"{path}.access_bytes: 32 or 64, got {self.access_bytes}")
         object.__setattr__(self, "table", DramStandard.load(self.standard, f"{path}.standard"))
 
     def __post_init__(self) -> None:
@@ -351,9 +391,6 @@ class MemorySpec:
             raise ConfigError(f"{path}.l2.hit_latency_near_cycles: {self.l2.hit_latency_near_cycles} leaves no "
                               f"time for the slice after L1 ({self.l1.hit_latency_cycles}) and two interconnect "
                               f"traversals ({icnt_round_trip})")
-        if self.dram.latency_cycles <= self.l2.hit_latency_near_cycles:
-            raise ConfigError(f"{path}.dram.latency_cycles: {self.dram.latency_cycles} must exceed the L2 near "
-                              f"hit latency {self.l2.hit_latency_near_cycles}")
 
     @classmethod
     def from_dict(cls, d: dict, path: str = "memory") -> "MemorySpec":

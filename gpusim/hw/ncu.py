@@ -76,7 +76,7 @@ METRICS: tuple[str, ...] = (
     "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__sectors_read.sum", "dram__sectors_write.sum",
     # the L2 fabric between the two partitions, the memory-side clocks, the shared-memory carve-out the
     # driver chose (benchmarks/micro: what the H100 does under load)
-    "lts__t_sectors_srcunit_ltcfabric.sum", "lts__cycles_elapsed.avg.per_second",
+    "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_ltcfabric.sum", "lts__cycles_elapsed.avg.per_second",
     "dram__cycles_elapsed.avg.per_second", "launch__shared_mem_config_size",
     "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
 )

@@ -10,7 +10,8 @@ class SectoredCache:
     Models: a line (``sectors_per_line`` sectors) is allocated on the first missing sector and only missing
     sectors are filled (NCU-PG: "a miss fetches only the missing sectors"); a sector whose fill is still in
     flight is an MSHR *merge*: the second request waits for the same fill instead of sending another; at most
-    ``mshrs`` fills are outstanding and a further miss waits for the earliest one to return.  ``write``
+    ``mshrs`` fills are outstanding and a further miss waits for the earliest one to return (``mshrs`` 0: the
+    cache does not count them, its owner limits misses in flight).  ``write``
     marks sectors dirty (write-back: they go down a level only when their line is evicted).
 
     The set index is a multiplicative hash of the line number (GPUs hash set indices; a plain modulo
@@ -91,7 +92,8 @@ class SectoredCache:
         e = self._line_entry(line, evicted)
         e[0] |= 1 << sub
         self.pending[sector] = ready
-        heapq.heappush(self.outstanding, ready)
+        if self.mshrs:
+            heapq.heappush(self.outstanding, ready)
 
     def warm(self, sector: int, ready: int, evicted: list[int] | None = None) -> None:
         """A fill that a requester outside the simulation started: the sector is allocated (usable from

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from gpusim.memory.request import LOAD, STORE, MemoryRequest
+from gpusim.memory.request import LOAD, STORE, LaunchResources, MemoryRequest
 from isa.units import LatencyClass, MemSpace
 
 # Which configured latency applies to each resolved state space.
@@ -36,7 +36,7 @@ class FixedLatencyMemory:
         # (latency, counter name or None) per request object, filled by begin()
         self._plan: dict[MemoryRequest, tuple[int, str | None]] = {}
 
-    def begin(self, requests: Sequence[MemoryRequest]) -> None:
+    def begin(self, requests: Sequence[MemoryRequest], launch: LaunchResources | None = None) -> None:
         plan = self._plan
         for r in requests:
             if r not in plan:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from gpusim.memory.request import MemoryRequest
+from gpusim.memory.request import LaunchResources, MemoryRequest
 
 # percentage counters: (numerator counters, denominator counters), each summed, of the launch's own deltas
 RATES = {
@@ -30,6 +30,9 @@ RATES = {
                                       ("gpusim__dram_row_hits.sum", "gpusim__dram_row_misses.sum",
                                        "gpusim__dram_row_conflicts.sum")),
 }
+
+# what the launch configured rather than counted (the lines an SM may keep in flight): the launch's own value
+LAUNCH_SETTINGS = frozenset({"gpusim__l1_inflight_lines"})
 
 
 def _minus(now, before):
@@ -62,8 +65,8 @@ class PersistentMemory:
             invalidate()
         self._before = self.inner.counters()
 
-    def begin(self, requests: Sequence[MemoryRequest]) -> None:
-        self.inner.begin(requests)
+    def begin(self, requests: Sequence[MemoryRequest], launch: LaunchResources | None = None) -> None:
+        self.inner.begin(requests, launch)
 
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
         base = self.start_cycle
@@ -79,6 +82,8 @@ class PersistentMemory:
                 continue
             if k.endswith(".sum") or isinstance(v, list):
                 out[k] = _minus(v, before[k]) if k in before else v
+            elif k in LAUNCH_SETTINGS:
+                out[k] = v
         for k, (num, den) in RATES.items():
             if k in now:
                 n = sum(out.get(x, 0.0) for x in num)
@@ -87,10 +92,10 @@ class PersistentMemory:
         return out
 
     def unhandled_counters(self) -> list[str]:
-        """Counters of the wrapped model that are neither sums, tables nor in :data:`RATES`: they cannot be
+        """Counters of the wrapped model that are neither sums, tables, launch settings nor in :data:`RATES`: they cannot be
         split per launch, so :meth:`counters` leaves them out (a test keeps this list empty)."""
         return sorted(k for k, v in self.inner.counters().items()
-                      if not (k.endswith(".sum") or isinstance(v, list) or k in RATES))
+                      if not (k.endswith(".sum") or isinstance(v, list) or k in RATES or k in LAUNCH_SETTINGS))
 
     def __getattr__(self, name):
         # what the timing model or an observer asks of the memory system beyond the contract

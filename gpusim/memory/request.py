@@ -9,11 +9,13 @@ model sees nothing of the trace: only requests, through the contract below.
 The contract of a :class:`MemoryModel`
 --------------------------------------
 
-``begin(requests)``
+``begin(requests, launch)``
     Called once per kernel, before the first ``access``, with the request of every memory slot of the
-    trace (the same object may stand for several slots: requests are values, shared where equal).  A model
-    may prime its state from them (the full memory system puts the kernel parameters in L2, as the launch
-    writes them there) and must not keep per-slot state.  When the trace streams in chunks of blocks
+    trace (the same object may stand for several slots: requests are values, shared where equal) and the
+    :class:`LaunchResources` the launch fixed (``None``: the memory system alone, as in unit tests; then
+    the spec's defaults apply).  A model may prime its state from them (the full memory system puts the
+    kernel parameters in L2, as the launch writes them there, and sizes each SM's L1 by the carve-out) and
+    must not keep per-slot state.  When the trace streams in chunks of blocks
     (:mod:`gpusim.functional.stream`), ``begin`` sees the first chunk's requests and ``admit`` the others'.
 
 ``admit(requests)``
@@ -48,13 +50,24 @@ The contract of a :class:`MemoryModel`
 """
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import NamedTuple, Protocol, Sequence, runtime_checkable
 
 from isa.units import MemSpace
 
 # What a request does to memory (``MemoryRequest.op``); OP_NAMES are Nsight's ``op`` names for counters.
 LOAD, STORE, ATOMIC = 0, 1, 2
 OP_NAMES = ("ld", "st", "atom")
+# MemoryRequest.atomic_flags
+ATOMIC_RETURNS, ATOMIC_FLOAT = 1, 2
+_FLOAT_TYPES = (".f16", ".bf16", ".f32", ".f64")
+
+
+def atomic_flags_of(opcode: str) -> int:
+    """``atomic_flags`` of a global atomic PTX mnemonic (``red.global.add.f32`` -> ATOMIC_FLOAT)."""
+    flags = 0 if opcode.startswith("red") else ATOMIC_RETURNS
+    if any(t in opcode for t in _FLOAT_TYPES):
+        flags |= ATOMIC_FLOAT
+    return flags
 
 
 class MemoryRequest:
@@ -81,6 +94,8 @@ class MemoryRequest:
       which execute at L2).
     * ``atomics``: global atomics: ``(sector, byte address, lanes)`` per distinct address, ascending by
       address (lanes on one address serialise); ``()`` otherwise.
+    * ``atomic_flags``: global atomics: ``ATOMIC_RETURNS`` (atom, cas: the result goes back; red does not)
+      | ``ATOMIC_FLOAT`` (a floating-point operation: slower at the slice); 0 otherwise.
 
     Invariants: ``len(sectors) == 0`` when ``active_lanes == 0``; ``lines <= len(sectors)``;
     ``ideal_wavefronts <= wavefronts``.  Equality is identity: equal requests of several slots are one
@@ -88,11 +103,11 @@ class MemoryRequest:
     """
 
     __slots__ = ("space", "op", "pc", "active_lanes", "sectors", "lines", "wavefronts", "ideal_wavefronts",
-                 "bypass_l1", "atomics")
+                 "bypass_l1", "atomics", "atomic_flags")
 
     def __init__(self, space: MemSpace, op: int, pc: int, active_lanes: int, sectors: tuple[int, ...] = (),
                  lines: int = 0, wavefronts: int = 0, ideal_wavefronts: int = 0, bypass_l1: bool = False,
-                 atomics: tuple[tuple[int, int, int], ...] = ()) -> None:
+                 atomics: tuple[tuple[int, int, int], ...] = (), atomic_flags: int = 0) -> None:
         self.space = space
         self.op = op
         self.pc = pc
@@ -103,18 +118,29 @@ class MemoryRequest:
         self.ideal_wavefronts = ideal_wavefronts
         self.bypass_l1 = bypass_l1
         self.atomics = atomics
+        self.atomic_flags = atomic_flags
 
     def __repr__(self) -> str:
         return (f"MemoryRequest({self.space.value} {OP_NAMES[self.op]} pc {self.pc}, {self.active_lanes} lanes, "
                 f"{len(self.sectors)} sectors, {self.lines} lines, {self.wavefronts} wavefronts)")
 
 
+class LaunchResources(NamedTuple):
+    """What a kernel launch fixes for the memory system besides its requests.
+
+    ``l1_data_bytes``: the L1 data capacity of each SM, what the unified L1/shared array keeps after the
+    shared-memory carve-out the driver picked for this launch
+    (:func:`gpusim.timing.occupancy.driver_carveout_bytes`)."""
+
+    l1_data_bytes: int
+
+
 @runtime_checkable
 class MemoryModel(Protocol):
     """What the timing model needs of a memory model (the module docstring is the contract)."""
 
-    def begin(self, requests: Sequence[MemoryRequest]) -> None:
-        """A kernel starts; ``requests`` are all it will issue (by memory slot)."""
+    def begin(self, requests: Sequence[MemoryRequest], launch: LaunchResources | None = None) -> None:
+        """A kernel starts; ``requests`` are all it will issue (by memory slot), ``launch`` what it fixed."""
 
     def admit(self, requests: Sequence[MemoryRequest]) -> None:
         """A later chunk of the kernel's trace arrives; ``requests`` are all it will issue."""

@@ -1,13 +1,20 @@
 """The full memory system: a :class:`~gpusim.memory.request.MemoryModel` (``begin`` once per kernel,
 ``access`` per warp memory instruction, ``counters``; the contract is in :mod:`gpusim.memory.request`).
 
+Clock domains.  ``access`` speaks SM cycles (``gpu.clock_mhz``).  Each part keeps its figures in the domain
+where it lives and is converted at its boundary: the L1, the crossbar and the L2 hit latency in SM cycles
+(the H100's L2 pointer chase measures the same SM cycles at 1590 and 1980 MHz); the L2 slices' throughput in
+L2 cycles (``l2.clock_mhz``: 1705 MHz on the H100 at either SM clock); DRAM in DRAM clocks and ns (the
+controller's timings, ``dram.latency_ns``).  So one preset predicts a kernel at two SM clocks: a
+compute-bound one takes the same SM cycles, a DRAM-bound one the same nanoseconds.
+
 Latency bookkeeping.  The spec's latencies are unloaded load-to-use figures (pointer chase); each is split
 into the stages modelled here so that an unloaded access reproduces it and load adds queueing:
 
     L1 hit        = l1.hit_latency                                        (after the tag-stage passes)
-    L2 hit (near) = l1.hit_latency + 2 x interconnect.latency + slice latency
+    L2 hit (near) = l1.hit_latency + 2 x interconnect.latency + slice latency            (SM cycles)
     L2 hit (far)  = the near figure + (far - near)
-    DRAM          = the L2 near figure + controller overhead + DRAM core (nRCD + nCL + nBL, in SM cycles)
+    DRAM          = the L2 figure + dram.latency_ns (controller overhead + DRAM core nRCD + nCL + nBL)
 
 The slice latency and the controller overhead are what is left over; a spec whose DRAM core timings
 alone exceed its DRAM latency is rejected.
@@ -15,6 +22,7 @@ alone exceed its DRAM latency is rejected.
 from __future__ import annotations
 
 import math
+from heapq import heappop, heappush
 from typing import Sequence
 
 from gpusim.errors import ConfigError
@@ -22,10 +30,12 @@ from gpusim.memory.cache import SectoredCache
 from gpusim.memory.const_cache import ConstantCache
 from gpusim.memory.dram import DramController, UnlimitedDram
 from gpusim.memory.interconnect import Crossbar
-from gpusim.memory.request import ATOMIC, LOAD, STORE, MemoryRequest
+from gpusim.memory.request import (ATOMIC, ATOMIC_FLOAT, ATOMIC_RETURNS, LOAD, STORE, LaunchResources,
+                                   MemoryRequest)
 from isa.units import MemSpace
 
 SHARED, CONST, PARAM = MemSpace.SHARED, MemSpace.CONST, MemSpace.PARAM
+_POPCOUNT4 = tuple(bin(m).count("1") for m in range(16))       # sectors in a line's 4-bit sector mask
 
 
 class MemorySystem:
@@ -48,6 +58,14 @@ class MemorySystem:
     read's data is usable the L1 hit latency plus its queueing after its tag stage.  Stores and atomics keep
     their latency.
 
+    What an SM keeps in flight (measured on the H100, gpusim/hw/README.md "Under load"): the L1 sends its
+    misses, stores and atomics down one line (a line's missing sectors) at a time, ``l1.miss_lines_per_cycle``
+    lines per SM cycle, through the SM's crossbar port (:class:`Crossbar`); every line it sends holds one
+    L1 line (of the ``launch.l1_data_bytes`` the carve-out leaves, in 128-byte lines) until the line is done
+    with: a load's until its data is back, a store's until its data has left the SM.  When every line is
+    held, the request waits for the earliest to free, and so does the SM's LSU path (``busy``): the warps
+    behind it show ``lg_throttle``, the warp waiting for the data ``long_scoreboard``.
+
     Simplifies: everything is computed at issue, arithmetically (per-port/per-bank next-free cycles, cache
     state updated at request time); ``access`` must be called in nondecreasing ``now``.  Requests arrive
     already coalesced and costed (:mod:`gpusim.timing.lsu`) with physical sectors
@@ -64,9 +82,25 @@ class MemorySystem:
         self.core_mhz = float(gpu.clock_mhz)
         l2 = spec.l2
         self.n_slices = l2.slices
+        self.l1_hit = spec.l1.hit_latency_cycles
+        self.icnt_latency = spec.interconnect.latency_cycles
+        self.miss_cycles = 1.0 / spec.l1.miss_lines_per_cycle
+        self.l1_bytes = spec.l1.size_bytes
+        self.inflight_lines = self.l1_bytes // spec.l1.line_bytes
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
             2 * spec.interconnect.latency_cycles
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
+        self.l2_mhz = float(l2.clock_mhz) or self.core_mhz
+        # SM cycles a slice spends per request (tag lookup) and per sector of data: its rates are in L2 cycles
+        self.slice_request_cycles = self.core_mhz / self.l2_mhz / l2.requests_per_cycle_per_slice
+        self.slice_sector_cycles = self.core_mhz / self.l2_mhz / l2.sectors_per_cycle_per_slice
+        l2_to_sm = self.core_mhz / self.l2_mhz
+        self._atom_same = l2.atomic_same_address_cycles * l2_to_sm
+        self._atom_same_float = l2.atomic_same_address_float_cycles * l2_to_sm
+        self._atom_request = l2.atomic_request_cycles * l2_to_sm
+        self._atom_return_request = l2.atomic_return_request_cycles * l2_to_sm
+        self._atom_word = l2_to_sm / l2.atomic_words_per_cycle
+        self._atom_return_word = l2_to_sm / l2.atomic_return_words_per_cycle
         self.dram = (UnlimitedDram if unlimited_dram else DramController)(spec.dram, observer)
         self.atomics_serialise = atomics_serialise
         self.latency_free_reads = latency_free_reads
@@ -75,12 +109,13 @@ class MemorySystem:
         self.dram_mhz = spec.dram.clock_mhz
         self._ck_per_core = self.dram_mhz / self.core_mhz
         self._core_per_ck = self.core_mhz / self.dram_mhz
-        core_read = math.ceil(self.dram.closed_row_read_ck() * self._core_per_ck)
-        self.dram_overhead = spec.dram.latency_cycles - l2.hit_latency_near_cycles - core_read
-        if self.dram_overhead < 0:
-            raise ConfigError(f"memory.dram.latency_cycles: {spec.dram.latency_cycles} is below the L2 near hit "
-                              f"latency plus the DRAM core read ({core_read} SM cycles at {self.core_mhz} MHz)")
-        self._dram_idle_read_ck = self.dram.closed_row_read_ck()
+        core_read_ck = self.dram.closed_row_read_ck()
+        # DRAM clocks from a miss leaving its slice to the DRAM command: what the latency leaves after the core
+        self.dram_overhead_ck = int(round(spec.dram.latency_ns * self.dram_mhz / 1000.0)) - core_read_ck
+        if self.dram_overhead_ck < 0:
+            raise ConfigError(f"memory.dram.latency_ns: {spec.dram.latency_ns} ns is below the DRAM core read "
+                              f"({core_read_ck} clocks at {self.dram_mhz} MHz)")
+        self._dram_idle_read_ck = core_read_ck
         self.sm_partition = [s * l2.partitions // self.n_sm for s in range(self.n_sm)]
         self.slice_partition = [s * l2.partitions // l2.slices for s in range(l2.slices)]
         self._shared_wpc = spec.shared.wavefronts_per_cycle
@@ -96,12 +131,21 @@ class MemorySystem:
         self.l1 = [None] * self.n_sm
         self.const = [None] * self.n_sm
         self.l2 = [None] * self.n_slices
-        self.icnt = Crossbar(self.n_sm, self.n_slices, spec.interconnect.latency_cycles,
-                             spec.interconnect.bytes_per_cycle_per_port)
+        self.icnt = Crossbar(self.n_sm, spec.interconnect.latency_cycles, spec.interconnect.bytes_per_cycle_per_port,
+                             spec.l1.sector_bytes)
         self.l1_free = [0] * self.n_sm
+        self.miss_free = [0.0] * self.n_sm
+        self.inflight: list[list[float]] = [[] for _ in range(self.n_sm)]    # per SM: release cycles, a heap
+        self.inflight_waits = 0
+        self.inflight_wait_cycles = 0.0
         self.shared_free = [0] * self.n_sm
         self.const_free = [0] * self.n_sm
         self.slice_free = [0.0] * self.n_slices
+        self.lrc: dict[int, float] = {}      # sector -> cycle its read data leaves the slice (in flight)
+        self.lrc_merged = 0
+        self.lrc_limit = 1 << 17
+        self.fabric_sectors = 0
+        self.tex_sectors = 0
         self.atom_free: dict[int, int] = {}
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
@@ -111,7 +155,7 @@ class MemorySystem:
         c = self.l1[sm]
         if c is None:
             s = self.spec.l1
-            c = self.l1[sm] = SectoredCache(s.size_bytes, s.associativity, s.mshrs, s.line_bytes, s.sector_bytes)
+            c = self.l1[sm] = SectoredCache(self.l1_bytes, s.associativity, 0, s.line_bytes, s.sector_bytes)
         return c
 
     def _l2(self, sl: int) -> SectoredCache:
@@ -131,6 +175,9 @@ class MemorySystem:
     def slice_of(self, sector: int) -> int:
         """The L2 slice holding a 32 B sector (hash of its 128 B line; H100's real hash is not public)."""
         line = sector >> 2
+        return (line ^ (line >> 7) ^ (line >> 17)) % self.n_slices
+
+    def slice_of_line(self, line: int) -> int:
         return (line ^ (line >> 7) ^ (line >> 17)) % self.n_slices
 
     def flush(self) -> None:
@@ -157,8 +204,18 @@ class MemorySystem:
                 cc.cache.invalidate()
 
     # -- once per kernel ---------------------------------------------------------------------------------
-    def begin(self, requests: Sequence[MemoryRequest]) -> None:
-        """A kernel starts (see :mod:`gpusim.memory.request`): its parameters go into L2."""
+    def begin(self, requests: Sequence[MemoryRequest], launch: LaunchResources | None = None) -> None:
+        """A kernel starts (see :mod:`gpusim.memory.request`): its parameters go into L2, and each SM's L1 (and
+        so the lines it may keep in flight) is what the launch's carve-out leaves (else ``l1.size_bytes``)."""
+        if launch is not None:
+            l1 = self.spec.l1
+            unit = l1.line_bytes * l1.associativity
+            if launch.l1_data_bytes < unit:
+                raise ConfigError(f"the launch leaves {launch.l1_data_bytes} B of L1; the model needs at least "
+                                  f"{unit} (one set of memory.l1.associativity lines)")
+            self.l1_bytes = launch.l1_data_bytes // unit * unit
+            self.inflight_lines = self.l1_bytes // l1.line_bytes
+            self.l1 = [None] * self.n_sm
         self._params_installed = set()
         self.admit(requests)
 
@@ -181,13 +238,21 @@ class MemorySystem:
         has the simulated SMs' share of the DRAM); dirty sectors they evict are written back.
 
         Simplifies: the other SMs' stores do not make the sectors dirty; no counter moves."""
-        ready = int(now) + self.spec.dram.latency_cycles
+        ready = int(now) + math.ceil(self.spec.l2.hit_latency_near_cycles
+                                     + self.spec.dram.latency_ns * self.core_mhz / 1000.0)
         evicted: list[int] = []
         l2, slice_of = self._l2, self.slice_of
         for sector in sectors:
             l2(slice_of(sector)).warm(sector, ready, evicted)
         if evicted:
             self._write_back(now, evicted)
+
+    def preload_l2(self, sectors) -> None:
+        """Make ``sectors`` valid (clean) in L2 from cycle 0: a working set an earlier launch left there (the
+        microbenchmarks' warm-up launch; ``gpusim.hw.micro_model``)."""
+        for sector in sectors:
+            sector = int(sector)
+            self._l2(self.slice_of(sector)).fill(sector, 0)
 
     def _install_params(self, param_sectors) -> None:
         """Kernel parameters are written into constant bank 0 by the launch itself, after ncu's cache flush,
@@ -198,8 +263,7 @@ class MemorySystem:
         operand): ~235 cycles for the first parameter read, an L2 hit (277 unloaded), not a DRAM trip (571).
         A module ``__constant__`` (c[0x3]) costs ~670 cycles at its first touch: it was flushed to DRAM, so
         it stays a cold miss here.  Simplification: the parameter sectors are valid in L2 from cycle 0."""
-        for sector in sorted(param_sectors):
-            self._l2(self.slice_of(sector)).fill(sector, 0)
+        self.preload_l2(sorted(param_sectors))
 
     # -- per instruction ---------------------------------------------------------------------------------
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
@@ -230,12 +294,35 @@ class MemorySystem:
         self.l1_free[sm] = start + passes
         return start + passes - 1, passes
 
+    def _line_slot(self, t: float, sm: int) -> float:
+        """The cycle (>= ``t``) SM ``sm`` has an L1 line to hold a line it sends down."""
+        held = self.inflight[sm]
+        if len(held) >= self.inflight_lines:
+            free = heappop(held)
+            if free > t:
+                self.inflight_waits += 1
+                self.inflight_wait_cycles += free - t
+                return free
+        return t
+
+    def _send(self, t: float, sm: int, sectors_out: int, sectors_in: int) -> float:
+        """The cycle a line leaves SM ``sm`` for L2 (ready at ``t``, holding an L1 line): the L1 sends one
+        per ``miss_cycles``, through the SM's crossbar port."""
+        m = self.miss_free[sm]
+        if t > m:
+            m = t
+        m = self.icnt.send(m, sm, sectors_out, sectors_in)
+        self.miss_free[sm] = m + self.miss_cycles
+        return m
+
     def _global_load(self, now, sm, request):
         t, passes = self._tag_stage(now, sm, request)
-        hit_latency = self.spec.l1.hit_latency_cycles
-        ready = t + hit_latency
+        ready = t + self.l1_hit
         l1 = self._l1(sm)
         bypass = request.bypass_l1
+        sent = t
+        line = -1
+        mask = 0
         for sector in request.sectors:
             if not bypass:
                 r = l1.probe(t, sector)
@@ -243,50 +330,133 @@ class MemorySystem:
                     if r > ready:
                         ready = r
                     continue
-            r = self._l2_read(l1.mshr_start(t), sm, sector)
-            if not bypass:
-                l1.fill(sector, r)
+            ln = sector >> 2
+            if ln != line:
+                if mask:
+                    r, sent = self._read_line(sent, sm, line, mask, bypass)
+                    if r > ready:
+                        ready = r
+                line = ln
+                mask = 0
+            mask |= 1 << (sector & 3)
+        if mask:
+            r, sent = self._read_line(sent, sm, line, mask, bypass)
             if r > ready:
                 ready = r
+        if sent > t:
+            # the LSU path waited for an L1 line to free: nothing else passes meanwhile
+            return ready, max(passes, math.ceil(sent) - now + 1)
         return ready, passes
 
-    def _l2_read(self, t, sm, sector) -> int:
-        """Load-to-use cycle of one sector missed in L1 at cycle ``t``."""
-        sl = self.slice_of(sector)
-        cut = self._read_icnt_cut
-        arrive = self.icnt.to_slice(t, sm, sl, 0) - cut
-        tag = max(arrive, self.slice_free[sl])
-        self.slice_free[sl] = tag + 32 / self.spec.l2.bytes_per_cycle_per_slice
-        self.l2_reads += 1
-        if self.latency_free_reads:
-            data = self._l2_data(tag, sector, sl, latency_free=True)
-        else:
-            data = self._l2_data(tag, sector, sl)
-            if self.sm_partition[sm] != self.slice_partition[sl]:
-                data += self.far_extra
-        back = self.icnt.to_sm(data, sl, sm, 32) - cut
-        return math.ceil(back) + self.spec.l1.hit_latency_cycles
+    def _read_line(self, t, sm, line, mask, bypass):
+        """(load-to-use cycle, cycle it got its L1 line) of the sectors in ``mask`` of ``line``, missed in L1;
+        ``t``: the cycle the previous line of the request got its L1 line (lines go in order)."""
+        t = self._line_slot(t, sm)
+        m = self._send(t, sm, 0, _POPCOUNT4[mask])
+        icnt = self.icnt_latency - self._read_icnt_cut       # the latency what-if cuts the trips
+        back = math.ceil(self._slice_read(m + icnt, sm, line, mask) + icnt) + self.l1_hit
+        heappush(self.inflight[sm], back)
+        if not bypass:
+            l1 = self.l1[sm]
+            base = line << 2
+            for k in range(4):
+                if mask >> k & 1:
+                    l1.fill(base + k, back)
+        return back, t
 
-    def _l2_data(self, tag, sector, sl, latency_free: bool = False) -> float:
-        """Cycle a sector's data leaves slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss);
-        ``latency_free``: without the slice's pipeline latency and the DRAM's fixed latency (see the class
-        docstring)."""
+    def _slice_read(self, arrive: float, sm: int, line: int, mask: int) -> float:
+        """The cycle the sectors ``mask`` of ``line``, requested by SM ``sm`` and arriving at their slice at
+        ``arrive``, leave it for the SM.
+
+        The slice's request coalescer first serves any sector whose read is already in flight (its data
+        has not left the slice yet) with that read's data; the slice takes the rest as one request: a tag
+        lookup (``slice_request_cycles``) and a data read per sector (``slice_sector_cycles``), whichever
+        is longer, in arrival order.  A sector that misses to DRAM and is homed in the other partition is
+        looked up a second time there (counted again, and one more lookup)."""
+        base = line << 2
+        lrc = self.lrc
+        data = arrive
+        n = 0
+        for k in range(4):
+            if mask >> k & 1:
+                d = lrc.get(base + k)
+                if d is not None and d >= arrive:
+                    self.lrc_merged += 1
+                    mask ^= 1 << k
+                    if d > data:
+                        data = d
+                else:
+                    n += 1
+        if not n:
+            return data
+        sl = self.slice_of_line(line)
+        start = self.slice_free[sl]
+        if arrive > start:
+            start = arrive
+        cost = n * self.slice_sector_cycles
+        if cost < self.slice_request_cycles:
+            cost = self.slice_request_cycles
+        far = self.sm_partition[sm] != self.slice_partition[sl]
+        l2 = self._l2(sl)
+        tag = int(start)
+        ready = start
+        far_misses = 0
+        for k in range(4):
+            if mask >> k & 1:
+                r = l2.probe(tag, base + k)
+                if r < 0:
+                    r = self._dram_fill(tag, base + k, l2, self.latency_free_reads)
+                    if far:
+                        far_misses += 1
+                if r > ready:
+                    ready = r
+        self.l2_reads += n + far_misses
+        self.tex_sectors += n
+        if far_misses:
+            self.fabric_sectors += far_misses
+            cost += self.slice_request_cycles
+        self.slice_free[sl] = start + cost
+        if self.latency_free_reads:                 # the what-if: no slice pipeline, no far trip
+            d = ready
+        else:
+            d = ready + self.slice_latency
+            if far:
+                d += self.far_extra
+        for k in range(4):
+            if mask >> k & 1:
+                lrc[base + k] = d
+        if len(lrc) > self.lrc_limit:
+            # forget reads whose data has long left their slice; keep the limit above what is still in flight
+            # so that the sweep stays linear in the requests
+            self.lrc = {x: c for x, c in lrc.items() if c >= arrive - 4096}
+            self.lrc_limit = max(1 << 17, 2 * len(self.lrc))
+        return d if d > data else data
+
+    def _dram_fill(self, t: int, sector: int, l2: SectoredCache, latency_free: bool = False) -> int:
+        """Fetch a sector missed in slice cache ``l2`` at cycle ``t`` from DRAM; the cycle it is in L2.
+        ``latency_free`` (the latency what-if): without the DRAM's fixed latency; the burst's time beyond an
+        idle bank's read is waiting (bank, bus, row conflict, refresh) and still counts."""
+        m = l2.mshr_start(t)
+        if latency_free:
+            arrival_ck = int(m * self._ck_per_core)
+            done_ck = self.dram.access(arrival_ck, sector * 32, False)
+            r = m + math.ceil(max(0, done_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
+        else:
+            done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
+            r = math.ceil(done_ck * self._core_per_ck)
+        evicted: list[int] = []
+        l2.fill(sector, r, evicted)
+        if evicted:
+            self._write_back(r, evicted)
+        return r
+
+    def _l2_data(self, tag, sector, sl) -> float:
+        """Cycle a sector's data leaves slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss)."""
         l2 = self._l2(sl)
         r = l2.probe(int(tag), sector)
         if r < 0:
-            m = l2.mshr_start(int(tag))
-            if latency_free:
-                # the burst's time beyond an idle bank's read is waiting (bank, bus, row conflict, refresh)
-                arrival_ck = int(m * self._ck_per_core)
-                done_ck = self.dram.access(arrival_ck, sector * 32, False)
-                r = m + math.ceil(max(0, done_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
-            else:
-                done_ck = self.dram.access(int((m + self.dram_overhead) * self._ck_per_core), sector * 32, False)
-                r = math.ceil(done_ck * self._core_per_ck)
-            evicted: list[int] = []
-            l2.fill(sector, r, evicted)
-            self._write_back(r, evicted)
-        return max(tag, r) + (0 if latency_free else self.slice_latency)
+            r = self._dram_fill(int(tag), sector, l2)
+        return max(tag, r) + self.slice_latency
 
     def _write_back(self, t, evicted) -> None:
         for s in evicted:
@@ -296,47 +466,122 @@ class MemorySystem:
         t, passes = self._tag_stage(now, sm, request)
         l1 = self._l1(sm)
         bypass = request.bypass_l1
+        slot = t
+        left = t
+        line = -1
+        mask = 0
         for sector in request.sectors:
             if not bypass:
                 l1.write(sector, allocate=False)       # write-through, no allocate: update if present
-            sl = self.slice_of(sector)
-            arrive = self.icnt.to_slice(t, sm, sl, 32)
-            tag = max(arrive, self.slice_free[sl])
-            self.slice_free[sl] = tag + 32 / self.spec.l2.bytes_per_cycle_per_slice
-            self.l2_writes += 1
-            evicted: list[int] = []
-            self._l2(sl).write(sector, allocate=True, evicted=evicted)
-            self._write_back(tag, evicted)
-        return t + 1, passes
+            ln = sector >> 2
+            if ln != line:
+                if mask:
+                    left, slot = self._write_line(slot, sm, line, mask)
+                line = ln
+                mask = 0
+            mask |= 1 << (sector & 3)
+        if mask:
+            left, slot = self._write_line(slot, sm, line, mask)
+        # accepted when its last line has left the SM
+        ready = max(t + 1, math.ceil(left) + 1)
+        if slot > t:
+            return ready, max(passes, math.ceil(slot) - now + 1)
+        return ready, passes
+
+    def _write_line(self, t, sm, line, mask) -> tuple[float, float]:
+        """Send a line's store data to its slice: (cycle it left the SM, cycle it got the L1 line it held till
+        then); ``t`` as for :meth:`_read_line`."""
+        t = self._line_slot(t, sm)
+        n = _POPCOUNT4[mask]
+        m = self._send(t, sm, n, 0)
+        heappush(self.inflight[sm], m + n * self.icnt.sector_cycles)
+        arrive = m + self.icnt_latency
+        base = line << 2
+        sl = self.slice_of_line(line)
+        l2 = self._l2(sl)
+        start = self.slice_free[sl]
+        if arrive > start:
+            start = arrive
+        cost = n * self.slice_sector_cycles
+        if cost < self.slice_request_cycles:
+            cost = self.slice_request_cycles
+        if self.sm_partition[sm] != self.slice_partition[sl]:
+            # a write homed in the other partition crosses the fabric and is looked up again there
+            cost += self.slice_request_cycles
+            self.fabric_sectors += n
+            self.l2_writes += n
+        self.slice_free[sl] = start + cost
+        self.l2_writes += n
+        self.tex_sectors += n
+        evicted: list[int] = []
+        for k in range(4):
+            if mask >> k & 1:
+                l2.write(base + k, allocate=True, evicted=evicted)
+                self.lrc.pop(base + k, None)       # a later read must see the new data
+        if evicted:
+            self._write_back(start, evicted)
+        return m, t
 
     def _global_atomic(self, now, sm, request):
         t, passes = self._tag_stage(now, sm, request)
-        op_cycles = self.spec.l2.atomic_cycles_per_op
+        flags = request.atomic_flags
+        # SM cycles per lane on one address (lanes serialise at the home slice), per request (a sector's lanes
+        # come as one), and per distinct word of a request (the slice's atomic unit takes a few per cycle)
+        op_cycles = self._atom_same_float if flags & ATOMIC_FLOAT else self._atom_same
+        if flags & ATOMIC_RETURNS:
+            req_cycles, word_cycles = self._atom_return_request, self._atom_return_word
+        else:
+            req_cycles, word_cycles = self._atom_request, self._atom_word
+        words = {}
+        for sector, _, _ in request.atomics:
+            words[sector] = words.get(sector, 0) + 1
         ready = t
         atom_free = self.atom_free
         prev_sector = -1
+        slot = t
+        sector_back = 0
         for sector, word, count in request.atomics:
             if sector != prev_sector:
                 # one packet per sector carries all of its lanes' operands
+                if sector_back:
+                    heappush(self.inflight[sm], sector_back)
+                    sector_back = 0
                 prev_sector = sector
+                slot = self._line_slot(slot, sm)
+                sent = self._send(slot, sm, 1, 1)
                 sl = self.slice_of(sector)
-                far = self.far_extra if self.sm_partition[sm] != self.slice_partition[sl] else 0
-                arrive = self.icnt.to_slice(t, sm, sl, 32)
+                is_far = self.sm_partition[sm] != self.slice_partition[sl]
+                far = self.far_extra if is_far else 0
+                arrive = sent + self.icnt_latency
                 tag = max(arrive, self.slice_free[sl])
-                self.slice_free[sl] = tag + 32 / self.spec.l2.bytes_per_cycle_per_slice
+                cost = words[sector] * word_cycles
+                self.slice_free[sl] = tag + (cost if cost > req_cycles else req_cycles)
+                self.tex_sectors += 1
+                if is_far:
+                    self.fabric_sectors += 1
                 data = self._l2_data(tag, sector, sl) - self.slice_latency
                 self._l2(sl).write(sector, allocate=True)
+                self.lrc.pop(sector, None)
             self.l2_atoms += count
-            start = max(data, atom_free.get(word, 0)) if self.atomics_serialise else data
-            done = start + count * op_cycles          # lanes on one address serialise
+            if self.atomics_serialise:                # lanes on one address serialise
+                start = max(data, atom_free.get(word, 0))
+                done = start + count * op_cycles
+            else:                                     # the what-if: as if every lane had its own word
+                start = data
+                done = start + op_cycles
             atom_free[word] = done
             self.atomic_serialised += count - 1
-            back = math.ceil(self.icnt.to_sm(done + far + self.slice_latency, sl, sm, 4 * count)) + \
-                self.spec.l1.hit_latency_cycles
+            back = math.ceil(done + far + self.slice_latency + self.icnt_latency) + self.l1_hit
+            if back > sector_back:
+                sector_back = back
             if back > ready:
                 ready = back
+        if sector_back:
+            heappush(self.inflight[sm], sector_back)
         if len(atom_free) > 1 << 16:
             self.atom_free = {a: c for a, c in atom_free.items() if c > now}
+        if slot > t:
+            return ready, max(passes, math.ceil(slot) - now + 1)
         return ready, passes
 
     def _constant(self, now, sm, request):
@@ -353,7 +598,9 @@ class MemorySystem:
         for sector in request.sectors:
             r = cc.cache.probe(t, sector)
             if r < 0:
-                r = self._l2_read(cc.cache.mshr_start(t), sm, sector)
+                arrive = cc.cache.mshr_start(t) + self.icnt_latency
+                r = math.ceil(self._slice_read(arrive, sm, sector >> 2, 1 << (sector & 3)) + self.icnt_latency) + \
+                    self.l1_hit
                 cc.cache.fill(sector, r)
             if r > ready:
                 ready = r
@@ -370,6 +617,10 @@ class MemorySystem:
         out["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"] = float(l1_misses)
         out["l1tex__t_sector_hit_rate.pct"] = 100.0 * l1_hits / (l1_hits + l1_misses) if l1_hits + l1_misses else 0.0
         out["gpusim__l1_mshr_merges.sum"] = float(sum(c.mshr_merges for c in l1s))
+        # the in-flight limit: L1 lines per SM, and how often (and how long) a line waited for one
+        out["gpusim__l1_inflight_lines"] = float(self.inflight_lines)
+        out["gpusim__l1_inflight_waits.sum"] = float(self.inflight_waits)
+        out["gpusim__l1_inflight_wait_cycles.sum"] = float(self.inflight_wait_cycles)
         l2s = [c for c in self.l2 if c is not None]
         l2_hits, l2_misses = sum(c.hits for c in l2s), sum(c.misses for c in l2s)
         out["lts__t_sectors_op_read.sum"] = float(self.l2_reads)
@@ -379,6 +630,10 @@ class MemorySystem:
         out["lts__t_sectors_lookup_miss.sum"] = float(l2_misses)
         out["lts__t_sector_hit_rate.pct"] = 100.0 * l2_hits / (l2_hits + l2_misses) if l2_hits + l2_misses else 0.0
         out["gpusim__l2_mshr_merges.sum"] = float(sum(c.mshr_merges for c in l2s))
+        # sectors looked up for the SMs, and again in the other partition (misses, writes, atomics homed there)
+        out["lts__t_sectors_srcunit_tex.sum"] = float(self.tex_sectors)
+        out["lts__t_sectors_srcunit_ltcfabric.sum"] = float(self.fabric_sectors)
+        out["gpusim__lrc_merged_sectors.sum"] = float(self.lrc_merged)
         out["gpusim__l2_atomic_serialised.sum"] = float(self.atomic_serialised)
         consts = [c for c in self.const if c is not None]
         out["gpusim__const_requests.sum"] = float(sum(c.requests for c in consts))

@@ -139,7 +139,7 @@ def build_report(res, *, source_top: int = 10, what_if="auto", jobs: int | None 
     dram_pct = 100.0 * dram_bytes / (peak_bw * secs) if peak_bw and secs else 0.0
     l2_sectors = sum(float(c.get(k, 0)) for k in ("lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
                                                     "lts__t_sectors_op_atom.sum"))
-    l2_peak = gpu.memory.l2.slices * gpu.memory.l2.bytes_per_cycle_per_slice if getattr(gpu, "memory", None) else 0
+    l2_peak = gpu.memory.l2.peak_bytes_per_sm_cycle(gpu.clock_mhz) if getattr(gpu, "memory", None) else 0
     l2_pct = 100.0 * l2_sectors * 32 / (l2_peak * t.cycles) if l2_peak and t.cycles else 0.0
     active_sms = int((t.per_sm["cycles_active"] > 0).sum())
 

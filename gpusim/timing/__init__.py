@@ -25,6 +25,7 @@ from gpusim.config import load_gpu
 from gpusim.errors import LaunchError
 from gpusim.functional.trace import KernelTrace
 from gpusim.memory.fixed_latency import FixedLatencyMemory
+from gpusim.memory.request import LaunchResources
 from gpusim.memory.system import MemorySystem
 from gpusim.functional.recorder import FULL
 from gpusim.timing.decode import DecodedKernel, estimate_regs_per_thread
@@ -170,7 +171,8 @@ def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory,
     mem = _resolve_memory(memory, gpu, observer, ideal)
     lsu = LsuFrontEnd(gpu, ideal)
     feed = feed_class(first, rest, lsu=lsu, memory=mem, schedule=getattr(gpu, "instruction_schedule", "ptx"),
-                      warps=[], merge_groups=merge_groups(first, gpu))
+                      warps=[], merge_groups=merge_groups(first, gpu),
+                      launch=LaunchResources(l1_data_bytes=occ.l1_bytes_per_sm))
     model = GpuTimingModel(feed, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
                            observer=observer, progress=progress, ideal=ideal)
     model.occupancy, model.regs, model.regs_source, model.lsu = occ, regs, regs_source, lsu

@@ -65,8 +65,9 @@ class BlockFeed:
     """
 
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
-                 warps: list, merge_groups: list | None = None) -> None:
+                 warps: list, merge_groups: list | None = None, launch=None) -> None:
         self.merge_groups = merge_groups
+        self.launch = launch          # the LaunchResources the memory model's begin() gets
         self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
         first = self.passes(first)
         self.first = first                                # as timed: after the passes
@@ -125,7 +126,7 @@ class BlockFeed:
         pcs, slots = schedule_rows(chunk, self.schedule)
         requests = self.lsu.requests(chunk)
         if begin:
-            self.memory.begin(requests)
+            self.memory.begin(requests, self.launch)
         else:
             admit = getattr(self.memory, "admit", None)
             if admit is None:

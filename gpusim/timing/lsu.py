@@ -28,7 +28,7 @@ from gpusim.functional.trace import KernelTrace
 from gpusim.memory.address_map import AddressMap
 from gpusim.memory.coalescer import Coalescer
 from gpusim.memory.const_cache import distinct_addresses
-from gpusim.memory.request import ATOMIC, LOAD, OP_NAMES, STORE, MemoryRequest
+from gpusim.memory.request import ATOMIC, LOAD, OP_NAMES, STORE, MemoryRequest, atomic_flags_of
 from gpusim.memory.shared_banks import SharedAccessResult, SharedMemoryBanks
 from isa.units import MemSpace
 
@@ -155,7 +155,8 @@ class LsuFrontEnd:
                 self._constant(out, idx, addr, size, op, pc, sp, amap)
             else:
                 bypass = bool(instr.is_atomic or instr.cache_op in _BYPASS_L1)
-                self._global(out, idx, addr, size, op, pc, sp, bypass, amap, warps[idx])
+                flags = atomic_flags_of(instr.opcode) if op == ATOMIC else 0
+                self._global(out, idx, addr, size, op, pc, sp, bypass, amap, warps[idx], flags)
         return out
 
     def _shared(self, out, idx, addr, size, op, pc) -> None:
@@ -190,7 +191,7 @@ class LsuFrontEnd:
                 for j, n in enumerate(distinct_addresses(rows).tolist())]
         _scatter(out, idx, reqs, inverse)
 
-    def _global(self, out, idx, addr, size, op, pc, sp, bypass, amap, warps) -> None:
+    def _global(self, out, idx, addr, size, op, pc, sp, bypass, amap, warps, flags=0) -> None:
         if sp is MemSpace.LOCAL:
             # Each 4-byte word of a lane's access sits in its own 128-byte row: coalesce the words.
             lanes_on = (addr >= 0).sum(axis=1).astype(np.int64)
@@ -213,7 +214,7 @@ class LsuFrontEnd:
                     counts = np.ones_like(counts)
                 atoms = tuple(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
             out[i] = MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), lines[j], 0, 0,
-                                   bypass, atoms)
+                                   bypass, atoms, flags)
 
     def counters(self) -> dict[str, float]:
         """Nsight-named totals of the requests built so far: L1TEX requests and sectors per global/local

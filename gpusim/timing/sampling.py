@@ -124,7 +124,8 @@ def reduced_gpu(gpu, sms: int):
     exact_slices = l2.slices * f
     slices = max(l2.partitions, l2.partitions * round(exact_slices / l2.partitions))
     per_slice = slices / exact_slices                  # > 1: each kept slice stands for less than one
-    bw = max(1, round(l2.bytes_per_cycle_per_slice / per_slice))
+    sectors_rate = l2.sectors_per_cycle_per_slice / per_slice
+    requests_rate = l2.requests_per_cycle_per_slice / per_slice
     mshrs = max(1, round(l2.mshrs_per_slice / per_slice))
     unit = slices * l2.line_bytes * l2.associativity
     size = max(unit, round(l2.size_bytes / unit) * unit)
@@ -134,13 +135,13 @@ def reduced_gpu(gpu, sms: int):
     rate = dram.data_rate_mtps * exact_ch / channels
     cfg = gpu.replace(**{
         "sm.count": int(sms),
-        "memory.l2.slices": int(slices), "memory.l2.bytes_per_cycle_per_slice": int(bw),
+        "memory.l2.slices": int(slices), "memory.l2.sectors_per_cycle_per_slice": float(sectors_rate),
+        "memory.l2.requests_per_cycle_per_slice": float(requests_rate),
         "memory.l2.mshrs_per_slice": int(mshrs), "memory.l2.size_bytes": int(size),
         "memory.dram.channels": int(channels), "memory.dram.data_rate_mtps": float(rate),
         "block_dispatch_interval_cycles": gpu.block_dispatch_interval_cycles / f,
         "block_completion_interval_cycles": gpu.block_completion_interval_cycles / f})
-    rounding = {"l2_bandwidth": abs(slices * bw / (exact_slices * l2.bytes_per_cycle_per_slice) - 1),
-                "dram_bandwidth": 0.0}
+    rounding = {"l2_bandwidth": 0.0, "dram_bandwidth": 0.0}   # both rates are scaled exactly
     return cfg, rounding
 
 

@@ -30,6 +30,28 @@ KINDS: dict[str, dict] = {
     "sfu": dict(opcode="ex2.approx.f32", unit=U.SFU.value, latency_class=L.SFU.value),
     "ld.global": dict(opcode="ld.global.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
                       mem_space=MemSpace.GLOBAL.value, access_bytes=4, is_load=True),
+    "ld.global.v4": dict(opcode="ld.global.v4.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                         mem_space=MemSpace.GLOBAL.value, access_bytes=16, is_load=True),
+    "ld.global.v2": dict(opcode="ld.global.v2.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                         mem_space=MemSpace.GLOBAL.value, access_bytes=8, is_load=True),
+    "ld.global.cg": dict(opcode="ld.global.cg.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                         mem_space=MemSpace.GLOBAL.value, access_bytes=4, is_load=True, cache_op=".cg"),
+    "ld.global.v2.cg": dict(opcode="ld.global.cg.v2.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                            mem_space=MemSpace.GLOBAL.value, access_bytes=8, is_load=True, cache_op=".cg"),
+    "ld.global.v4.cg": dict(opcode="ld.global.cg.v4.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                            mem_space=MemSpace.GLOBAL.value, access_bytes=16, is_load=True, cache_op=".cg"),
+    "st.global.v2": dict(opcode="st.global.v2.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                         mem_space=MemSpace.GLOBAL.value, access_bytes=8, is_store=True),
+    "st.global.v4": dict(opcode="st.global.v4.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                         mem_space=MemSpace.GLOBAL.value, access_bytes=16, is_store=True),
+    "red.add.u32": dict(opcode="red.global.add.u32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                        mem_space=MemSpace.GLOBAL.value, access_bytes=4, is_atomic=True),
+    "red.add.f32": dict(opcode="red.global.add.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                        mem_space=MemSpace.GLOBAL.value, access_bytes=4, is_atomic=True),
+    "atom.add.u32": dict(opcode="atom.global.add.u32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                         mem_space=MemSpace.GLOBAL.value, access_bytes=4, is_atomic=True),
+    "atom.add.f32": dict(opcode="atom.global.add.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
+                         mem_space=MemSpace.GLOBAL.value, access_bytes=4, is_atomic=True),
     "st.global": dict(opcode="st.global.f32", unit=U.LSU.value, latency_class=L.GLOBAL.value,
                       mem_space=MemSpace.GLOBAL.value, access_bytes=4, is_store=True),
     "ld.shared": dict(opcode="ld.shared.f32", unit=U.LSU.value, latency_class=L.SHARED.value,
@@ -53,13 +75,16 @@ def ins(kind: str, dst: Sequence[int] = (), src: Sequence[int] = ()) -> dict:
 def make_trace(program: Sequence[dict], *, n_blocks: int = 1, warps_per_block: int = 1,
                warp_pcs: Sequence[Sequence[int]] | None = None,
                warp_masks: Sequence[Sequence[int]] | None = None, kernel: str = "synthetic",
-               regs_per_thread: int | None = 32, shared_bytes: int = 0) -> KernelTrace:
+               regs_per_thread: int | None = 32, shared_bytes: int = 0,
+               addresses: np.ndarray | None = None) -> KernelTrace:
     """A :class:`KernelTrace` of ``n_blocks`` blocks of ``warps_per_block`` full warps running ``program``.
 
     ``warp_pcs[w]``: the PCs warp ``w`` issues, in order (default: every PC once, in order);
     ``warp_masks[w]``: the active mask of each of those instructions (default: all 32 lanes). Memory
     instructions get one unit-stride 4-byte access per active lane (fully coalesced), at an address that
-    differs per warp and per access so a cache model sees distinct lines.
+    differs per warp and per access so a cache model sees distinct lines; or, with ``addresses`` (int64
+    [memory instructions, 32], in trace order: warp 0's memory instructions first, -1 = no access), the
+    addresses given (inactive lanes are still -1).
     """
     instrs = [StaticInstr(pc=i, ptx_line=i + 1, **fields) for i, fields in enumerate(program)]
     n_warps = n_blocks * warps_per_block
@@ -80,7 +105,13 @@ def make_trace(program: Sequence[dict], *, n_blocks: int = 1, warps_per_block: i
     space_of_pc = np.array([MemSpace(i.mem_space).code if i.mem_space else 0 for i in instrs],
                            dtype=np.uint8)
     lanes = np.arange(32, dtype=np.int64)
-    addresses = (mem_rows.astype(np.int64)[:, None] * 128 + lanes[None, :] * 4)
+    if addresses is None:
+        addresses = (mem_rows.astype(np.int64)[:, None] * 128 + lanes[None, :] * 4)
+    else:
+        addresses = np.asarray(addresses, dtype=np.int64)
+        if addresses.shape != (len(mem_rows), 32):
+            raise GpusimError(f"addresses has shape {addresses.shape}; the trace has {len(mem_rows)} memory "
+                              f"instructions of 32 lanes")
     lane_on = ((active[mem_rows][:, None] >> lanes[None, :].astype(np.uint32)) & 1).astype(bool)
     addresses = np.where(lane_on, addresses, -1)
     warp_start = np.zeros(n_warps + 1, dtype=np.int64)

@@ -32,7 +32,9 @@ def test_matmul_ipc_rises_with_resident_warps(matmul64_trace):
     ipc = [r.ipc for r in runs]
     assert blocks == [1, 2, 4, 8]
     assert all(b > a for a, b in zip(ipc, ipc[1:])), ipc
-    assert ipc[1] > 1.4 * ipc[0] and ipc[2] > 1.4 * ipc[1]      # latency-bound: nearly proportional
+    # latency-bound: nearly proportional (at the 1590 MHz base clock DRAM's fixed ns are fewer SM cycles than at
+    # 1980 MHz, so doubling the warps gains a little less: 1.49x and 1.40x)
+    assert ipc[1] > 1.35 * ipc[0] and ipc[2] > 1.35 * ipc[1]
     assert ipc[3] < 1.3 * ipc[2]                                 # then saturating
     assert runs[0].stalls["long_scoreboard"] + runs[0].stalls["short_scoreboard"] > \
         runs[0].stalls["mio_throttle"]

@@ -32,7 +32,7 @@ def make_trace(accesses):
 class StandInGpu:
     """The attributes of GpuConfig the memory system reads."""
 
-    def __init__(self, memory, sm_count=4, clock_mhz=1980.0):
+    def __init__(self, memory, sm_count=4, clock_mhz=1590.0):
         self.memory = memory
         self.clock_mhz = clock_mhz
 

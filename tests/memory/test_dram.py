@@ -148,7 +148,7 @@ def test_seed_example_20_to_1_needs_21_banks_to_keep_the_bus_busy():
 
 
 def hbm3_spec(**kw):
-    d = dict(standard="hbm3", channels=80, data_rate_mtps=5238, latency_cycles=560)
+    d = dict(standard="hbm3", channels=80, data_rate_mtps=5238, latency_ns=190.0)
     d.update(kw)
     return DramSpec(**d)
 

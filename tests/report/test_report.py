@@ -23,7 +23,7 @@ def test_sections_and_nsight_names(transpose_run):
               "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"):
         assert m[k] == pytest.approx(c[k])
     assert m["launch__grid_size"] == 3 * 2 and m["launch__block_size"] == 1024
-    assert m["gpu__time_duration.sum"] == pytest.approx(transpose_run.cycles / 1980)
+    assert m["gpu__time_duration.sum"] == pytest.approx(transpose_run.cycles / 1590)          # h100: the base clock
     assert m["smsp__issue_inst0.avg.pct_of_peak_sustained_active"] == pytest.approx(
         100 - c["smsp__issue_active.avg.pct_of_peak_sustained_active"])
     src = rep.section("Source Counters")

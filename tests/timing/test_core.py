@@ -208,7 +208,7 @@ class SlowL1:
     def __init__(self):
         self.accesses = []
 
-    def begin(self, requests):
+    def begin(self, requests, launch=None):
         pass
 
     def access(self, now, sm, request):

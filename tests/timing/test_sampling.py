@@ -41,8 +41,8 @@ def test_the_reduced_machine_has_its_share_of_l2_and_dram_bandwidth_and_the_whol
     f = 4 / H100.sm.count
     l2, dram = cfg.memory.l2, cfg.memory.dram
     assert cfg.sm.count == 4 and l2.slices % l2.partitions == 0
-    full_l2_bw = H100.memory.l2.slices * H100.memory.l2.bytes_per_cycle_per_slice
-    assert l2.slices * l2.bytes_per_cycle_per_slice == pytest.approx(f * full_l2_bw, rel=rounding["l2_bandwidth"] + 1e-9)
+    full_l2_bw = H100.memory.l2.slices * H100.memory.l2.sectors_per_cycle_per_slice
+    assert l2.slices * l2.sectors_per_cycle_per_slice == pytest.approx(f * full_l2_bw, rel=rounding["l2_bandwidth"] + 1e-9)
     assert rounding["l2_bandwidth"] < 0.05
     assert dram.peak_bytes_per_s == pytest.approx(f * H100.memory.dram.peak_bytes_per_s, rel=1e-9)
     assert l2.size_bytes == pytest.approx(H100.memory.l2.size_bytes, rel=0.01)

@@ -1,0 +1,63 @@
+"""The model against the H100's under-load microbenchmarks (``tests/golden/h100/micro/``), point by point:
+the stream curves (bandwidth against warps per SM, ILP, access width; DRAM- or L2-resident; the chip or one
+SM) and the global atomics rates (one address, a few words, distinct words, warp-aggregated), each rebuilt
+as a synthetic trace by :mod:`gpusim.hw.micro_model` and timed on the ``h100-boost`` preset (the sweeps ran
+outside ncu, at 1980 MHz).
+
+Tolerance: 25% on every point here (the runs are ~1-4% of the recorded ~1 ms windows, so the first latency
+weighs a few percent).  ``benchmarks/micro/model_curves.py`` prints the whole curves.
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from gpusim.hw.micro_model import StreamPoint, simulate_atomics, simulate_stream
+
+MICRO = Path(__file__).resolve().parents[1] / "golden" / "h100" / "micro"
+TOLERANCE = 0.25
+
+
+def _sweep_row(group, op, vec, ilp, warps):
+    rows = json.loads((MICRO / "sweep.json").read_text())["rows"]
+    return next(r for r in rows if r["group"] == group and r["op"] == op and r["vec"] == vec
+                and r["ilp"] == ilp and r["warps_per_active_sm"] == warps)
+
+
+@pytest.mark.parametrize("group, op, vec, ilp, warps", [
+    ("chip_dram_v4", "read", 4, 1, 1),        # latency-bound: Little's law on the DRAM latency
+    ("chip_dram_v4", "copy", 4, 1, 4),        # reads and writes
+    ("sm1_dram_v4", "read", 4, 4, 16),        # one SM, DRAM latency x loads in flight
+    ("sm1_l2_v4", "read", 4, 8, 32),          # one SM from L2: the crossbar port / issue
+    ("sm1_l2_v4", "gather", 4, 4, 32),        # one SM, random sectors from L2: a miss line per SM cycle
+])
+def test_stream_bandwidth_matches_the_h100_sweep(group, op, vec, ilp, warps):
+    row = _sweep_row(group, op, vec, ilp, warps)
+    sim = simulate_stream(StreamPoint.of_row(row), target_bytes=3e6)["gbps"]
+    assert sim == pytest.approx(row["gbps"], rel=TOLERANCE), f"simulated {sim:.1f} GB/s, H100 {row['gbps']} GB/s"
+
+
+def test_the_in_flight_limit_is_the_l1_the_carve_out_leaves():
+    """One SM, 32 warps x 8 independent 16-byte DRAM loads: at a 228 KB carve-out (28 KB of L1) the SM keeps
+    224 lines in flight and reaches a third of what it reaches with 124 KB of L1 (sweep3: 67 vs 214 GB/s)."""
+    wide = simulate_stream(StreamPoint("read", "dram", 16, 8, 32, 1), target_bytes=4e6)["gbps"]
+    narrow = simulate_stream(StreamPoint("read", "dram", 16, 8, 32, 1, blocks_per_sm=1),
+                             target_bytes=4e6, shared_bytes=228 * 1024 - 1024)["gbps"]
+    assert wide == pytest.approx(214, rel=TOLERANCE)
+    assert narrow == pytest.approx(67, rel=TOLERANCE)
+
+
+def _atomic_rate(key):
+    rec = json.loads((MICRO / "params.json").read_text())["atomics"]["per_pattern"]
+    return rec[key]["atomics_per_ns"]
+
+
+@pytest.mark.parametrize("kind, pattern, record, kw", [
+    ("red_i", "one", "red_i/one", dict(sms=8, warps=4)),                       # 1.27 L2 cycles per lane
+    ("atom_f", "one", "atom_f/one", dict(sms=8, warps=4)),                     # 3.03 for fp32
+    ("red_i", "distinct_coalesced", "red_i/distinct_coalesced", dict(iters=16)),   # 4 words per slice-cycle
+    ("red_i", "wagg_one", "wagg_i/one", dict(warps=8)),                        # one lane per warp
+])
+def test_atomic_rate_matches_the_h100(kind, pattern, record, kw):
+    sim = simulate_atomics(kind, pattern, **kw)["ops_per_ns"]
+    assert sim == pytest.approx(_atomic_rate(record), rel=TOLERANCE)
