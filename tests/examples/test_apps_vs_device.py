@@ -14,7 +14,7 @@ import gpusim.cupy as cp
 from tests.examples.apps import APPS, DEVICE_RECORD, NCU_RECORD, load_app
 
 # Simulated/measured cycles of the apps' launches at the small size (measured 2026-11-22: medians 1.04-1.13
-# per kernel, worst launch 1.28; `python benchmarks/apps_vs_ncu.py` prints them).  The model was not fitted
+# per kernel, worst launch 1.23; `python benchmarks/apps_vs_ncu.py` prints them).  The model was not fitted
 # to these kernels; the bounds say how far it may drift before it no longer predicts them.
 MEDIAN_RATIO_BOUNDS = (0.8, 1.25)
 LAUNCH_RATIO_BOUNDS = (0.67, 1.5)
