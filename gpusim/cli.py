@@ -185,6 +185,25 @@ def _gpu(name: str, schedule: str | None):
     return load_gpu(name, overrides={"instruction_schedule": schedule})
 
 
+#: a launch streamed through the timing model (its trace never held whole) or timed by sampling is diagnosed
+#: only on request above this many warp instructions: the diagnosis records its whole trace again and every
+#: what-if re-simulates it in full detail, which would undo what streaming and sampling saved
+DIAGNOSIS_AUTO_MAX_WARP_INST = 20_000_000
+
+
+def _too_large_to_diagnose(res, what_if) -> str | None:
+    """Why ``gpusim run`` skips its default diagnosis of ``res`` (None: it does not)."""
+    n = int(res.stats.warp_instructions)
+    sampled = getattr(res.timing, "sampling", None) is not None
+    if what_if != "auto" or res._trace is not None or not (sampled or n > DIAGNOSIS_AUTO_MAX_WARP_INST):
+        return None
+    how = "timed by sampling" if sampled else "streamed through the timing model"
+    return (f"why is it slow: not diagnosed by default: the launch ({n / 1e6:.1f} M warp instructions) was {how}, "
+            f"and the diagnosis would record its whole trace again and re-simulate it in full detail once per "
+            f"what-if; --what-if none ranks the limiters by the evidence alone, --what-if all (or names) "
+            f"measures them")
+
+
 def cmd_run(a) -> int:
     import gpusim
     res = gpusim.run(a.source, launch=a.launch, kernel=a.kernel, grid=a.grid, block=a.block, mode=a.mode,
@@ -196,8 +215,12 @@ def cmd_run(a) -> int:
     print(res.summary())
     diag = None
     if res.timing is not None and not a.no_diagnosis:
-        diag = res.diagnose(a.what_if, jobs=a.jobs, progress=what_if_progress(a.quiet))
-        print(diag.text())
+        too_large = _too_large_to_diagnose(res, a.what_if)
+        if too_large:
+            print(too_large)
+        else:
+            diag = res.diagnose(a.what_if, jobs=a.jobs, progress=what_if_progress(a.quiet))
+            print(diag.text())
     if a.json:
         doc = {"kernel": res.kernel, "grid": res.grid, "block": res.block, "mode": res.mode,
                "gpu": a.gpu if a.mode == "timing" else None,

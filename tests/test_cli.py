@@ -40,6 +40,15 @@ def test_run_timing_writes_counters_json(capsys, tmp_path):
     assert doc["counters"]["gpc__cycles_elapsed.max"] > 0
 
 
+def test_run_skips_the_default_diagnosis_of_a_launch_too_large_to_re_simulate(capsys, monkeypatch):
+    import gpusim.cli
+    monkeypatch.setattr(gpusim.cli, "DIAGNOSIS_AUTO_MAX_WARP_INST", 10)
+    code, out, _ = run_cli(capsys, "run", "vector_add", "--size", "small", "--quiet")
+    assert code == 0 and "not diagnosed by default" in out and "what-ifs" not in out
+    code, out, _ = run_cli(capsys, "run", "vector_add", "--size", "small", "--quiet", "--what-if", "none")
+    assert code == 0 and "why is it slow" in out and "not diagnosed" not in out
+
+
 def test_occupancy_names_the_limiting_resource(capsys):
     code, out, _ = run_cli(capsys, "occupancy", "programs/matmul_tiled.cu", "--block", "16x16", "--gpu", "a100",
                            "--regs", "33")
