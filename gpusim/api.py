@@ -65,6 +65,12 @@ class RunResult:
             self._trace = self._record_again()
         return self._trace
 
+    @property
+    def trace_streamed(self) -> bool:
+        """True when the timing run streamed the trace and did not keep it whole (``trace`` would emulate the
+        launch again to record it)."""
+        return self._trace is None and self._record_again is not None
+
     @trace.setter
     def trace(self, value: KernelTrace | None) -> None:
         self._trace = value

@@ -195,7 +195,7 @@ def _too_large_to_diagnose(res, what_if) -> str | None:
     """Why ``gpusim run`` skips its default diagnosis of ``res`` (None: it does not)."""
     n = int(res.stats.warp_instructions)
     sampled = getattr(res.timing, "sampling", None) is not None
-    if what_if != "auto" or res._trace is not None or not (sampled or n > DIAGNOSIS_AUTO_MAX_WARP_INST):
+    if what_if != "auto" or not res.trace_streamed or not (sampled or n > DIAGNOSIS_AUTO_MAX_WARP_INST):
         return None
     how = "timed by sampling" if sampled else "streamed through the timing model"
     return (f"why is it slow: not diagnosed by default: the launch ({n / 1e6:.1f} M warp instructions) was {how}, "

@@ -451,12 +451,13 @@ class MemorySystem:
         return r
 
     def _l2_data(self, tag, sector, sl) -> float:
-        """Cycle a sector's data leaves slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss)."""
+        """Cycle a sector's data is in slice ``sl`` for a lookup at ``tag`` (fetching from DRAM on a miss), before
+        the slice's pipeline latency."""
         l2 = self._l2(sl)
         r = l2.probe(int(tag), sector)
         if r < 0:
             r = self._dram_fill(int(tag), sector, l2)
-        return max(tag, r) + self.slice_latency
+        return max(tag, r)
 
     def _write_back(self, t, evicted) -> None:
         for s in evicted:
@@ -559,7 +560,7 @@ class MemorySystem:
                 self.tex_sectors += 1
                 if is_far:
                     self.fabric_sectors += 1
-                data = self._l2_data(tag, sector, sl) - self.slice_latency
+                data = self._l2_data(tag, sector, sl)
                 self._l2(sl).write(sector, allocate=True)
                 self.lrc.pop(sector, None)
             self.l2_atoms += count

@@ -161,14 +161,19 @@ SKIP:
     assert "warp 1" in msg and f"pc {bar_pc}" in msg and "lanes 8-31" in msg
 
 
-def test_infinite_loop_stops_at_the_budget():
-    ptx = kernel("""
+def _spin_kernel() -> str:
+    """A kernel that never ends: one counter incremented in an endless loop."""
+    return kernel("""
     .reg .b32 %r<2>;
     mov.u32 %r0, 0;
 LOOP:
     add.u32 %r0, %r0, 1;
     bra.uni LOOP;
     """, "", name="spin")
+
+
+def test_infinite_loop_stops_at_the_budget():
+    ptx = _spin_kernel()
     with pytest.raises(BudgetExceededError, match="spin.*budget of 10,000"):
         gpusim.run(ptx, grid=1, block=32, args=[], budget=10_000)
 
@@ -176,13 +181,7 @@ LOOP:
 def test_an_endless_loop_in_timing_mode_stops_at_the_trace_memory_limit_before_the_budget():
     # the trace streams to the timing model per batch of blocks, and a batch that never finishes only grows:
     # the limit on what one batch may record stops it (here 4 MiB: ~30 k warp instructions of 256 warps)
-    ptx = kernel("""
-    .reg .b32 %r<2>;
-    mov.u32 %r0, 0;
-LOOP:
-    add.u32 %r0, %r0, 1;
-    bra.uni LOOP;
-    """, "", name="spin")
+    ptx = _spin_kernel()
     with pytest.raises(BudgetExceededError, match=r"spin': the trace of blocks \(0, 0, 0\)\.\.\(31, 0, 0\) reached "
                                                   r"0\.00 GiB .* a loop that does not end\?"):
         gpusim.run(ptx, grid=32, block=256, args=[], mode="timing", trace_memory_limit=4 << 20)
