@@ -383,7 +383,7 @@ def diagnose(trace, timing, gpu, *, what_if="auto", jobs: int | None = None, pro
         notes.append(f"branches: {stats.branches:,}, of which {stats.divergent_branches:,} diverged "
                      f"({_pct(stats.divergent_branches / stats.branches)})")
     return Diagnosis(kernel=trace.kernel, gpu=gpu.name, cycles=ev.cycles, clock_mhz=float(gpu.clock_mhz),
-                     launch_cycles=ev.first_warp, kernel_launch_cycles=int(gpu.kernel_launch_cycles),
+                     launch_cycles=ev.first_warp, kernel_launch_cycles=int(gpu.kernel_launch_latency_cycles),
                      bound=rp.bound_text(), findings=ranked, what_ifs=results, skipped=skipped, notes=notes)
 
 
@@ -423,8 +423,8 @@ def _launch(ev: _Evidence):
 
     def build(w):
         g = ev.gpu
-        evidence = [f"the kernel launch takes {g.kernel_launch_cycles:,} cycles before the first block is "
-                    f"dispatched, and a block {g.block_launch_cycles:,} more before its first warp issues: the "
+        evidence = [f"the kernel launch takes {g.kernel_launch_latency_cycles:,} cycles before the first block "
+                    f"is dispatched, and a block {g.block_launch_cycles:,} more before its first warp issues: the "
                     f"first warp issues at cycle {ev.first_warp:,} of {ev.cycles:,} ({_pct(share)})",
                     f"the blocks then run for {ev.cycles - ev.first_warp:,} cycles: the kernel does too little "
                     f"work per launch for the launch to be hidden"]

@@ -175,7 +175,11 @@ class GpuConfig:
     latency_cycles: Mapping[str, int] = param(
         "cycles until the result is readable, keyed by isa.units.LatencyClass value (variable ones: unloaded)")
     imad_issue_interval_cycles: int = param("cycles between two integer multiplies from one SMSP", 2)
-    kernel_launch_cycles: int = param("cycles from kernel launch to the first block dispatch")
+    kernel_launch_cycles: int = param(
+        "SM cycles from kernel launch to the first block dispatch (the part paid at the SM clock)")
+    kernel_launch_ns: float = param(
+        "ns from kernel launch to the first block dispatch paid at a fixed time whatever the SM clock; "
+        "added to kernel_launch_cycles at clock_mhz", 0.0)
     block_launch_cycles: int = param("cycles from dispatching a block to an SM to its first warp issuing")
     block_dispatch_interval_cycles: float = param(
         "cycles between two block dispatches of the GPU-wide block scheduler (its rate is 1/this)", 0.0)
@@ -200,6 +204,7 @@ class GpuConfig:
         require(self.clock_mhz > 0, f"clock_mhz: must be > 0, got {self.clock_mhz}")
         require(self.kernel_launch_cycles >= 0,
                 f"kernel_launch_cycles: must be >= 0, got {self.kernel_launch_cycles}")
+        require(self.kernel_launch_ns >= 0, f"kernel_launch_ns: must be >= 0, got {self.kernel_launch_ns}")
         require(self.block_launch_cycles >= 0,
                 f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
         for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles"):
@@ -220,6 +225,12 @@ class GpuConfig:
     def issue_interval(self, unit: Unit | str) -> int:
         """Cycles between two issues to this pipe from one SMSP."""
         return self.issue_interval_cycles[Unit(unit).value]
+
+    @property
+    def kernel_launch_latency_cycles(self) -> int:
+        """SM cycles from kernel launch to the first block dispatch: ``kernel_launch_cycles`` plus
+        ``kernel_launch_ns`` at ``clock_mhz`` (rounded to a whole cycle)."""
+        return self.kernel_launch_cycles + int(round(self.kernel_launch_ns * self.clock_mhz / 1000.0))
 
     def cycles_to_ns(self, cycles: float) -> float:
         """Convert SM cycles to nanoseconds at ``clock_mhz``."""

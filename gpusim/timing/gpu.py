@@ -93,7 +93,7 @@ class GpuTimingModel:
     when its block retires, and its :class:`~gpusim.timing.sm.Warp` is let go.
 
     Simplifications: one kernel at a time; the kernel's cycle count starts at the launch (including
-    ``kernel_launch_cycles``) and ends when the last block retires.
+    ``kernel_launch_latency_cycles``) and ends when the last block retires.
     """
 
     def __init__(self, feed, gpu, *, scheduler: str, blocks_per_sm: int, memory, observer=None,
@@ -187,7 +187,7 @@ class GpuTimingModel:
 
     def run(self) -> int:
         self.sms = [StreamingMultiprocessor(i, self) for i in range(self.gpu.sm.count)]
-        self.block_scheduler.initial_dispatch(self.sms, self.blocks_per_sm, self.gpu.kernel_launch_cycles)
+        self.block_scheduler.initial_dispatch(self.sms, self.blocks_per_sm, self.gpu.kernel_launch_latency_cycles)
         env = simpy.Environment()
         env.process(self._event_loop(env))
         env.run()

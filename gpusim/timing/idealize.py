@@ -8,7 +8,7 @@ builds that cost (and nowhere in the hot loop):
 ==============  =====================================================================================
 name            where it acts
 ==============  =====================================================================================
-``launch``      the GPU config: ``kernel_launch_cycles = 0``
+``launch``      the GPU config: ``kernel_launch_cycles = 0``, ``kernel_launch_ns = 0``
 ``occupancy``   occupancy: the register and shared-memory limits are lifted
 ``coalescing``  the trace: global addresses renamed so each request touches the fewest sectors
 ``banks``       the LSU front end: every shared access takes its conflict-free wavefront count
@@ -49,7 +49,7 @@ IDEALIZATIONS: dict[str, WhatIfSpec] = {s.name: s for s in (
     WhatIfSpec(
         "launch", "zero launch overhead",
         "the kernel's first blocks are dispatched at cycle 0 instead of after the kernel launch latency "
-        "(kernel_launch_cycles = 0); each block's own launch latency stays",
+        "(kernel_launch_cycles = kernel_launch_ns = 0); each block's own launch latency stays",
         "it cannot remove the fixed cost of a launch on a real GPU; a kernel gains this only by doing more "
         "work per launch (a bigger problem, fused kernels, CUDA graphs hide the host side only)"),
     WhatIfSpec(
@@ -153,7 +153,7 @@ class Idealization:
 
     # -- where each acts --------------------------------------------------------------------------------
     def apply_to_gpu(self, gpu):
-        return gpu.replace(kernel_launch_cycles=0) if self.launch else gpu
+        return gpu.replace(kernel_launch_cycles=0, kernel_launch_ns=0.0) if self.launch else gpu
 
     def apply_to_trace(self, trace: KernelTrace) -> KernelTrace:
         if self.divergence:

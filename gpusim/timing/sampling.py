@@ -286,7 +286,7 @@ def extrapolate(res, info: SampleInfo, full_gpu, launch_stats, occupancy):
     whole launch on ``full_gpu`` (see the module docstring); changed in place and returned."""
     w_scale = info.warp_instructions / max(1, info.warp_instructions_timed)
     r = info.signature_ratio
-    overhead = int(full_gpu.kernel_launch_cycles)
+    overhead = int(full_gpu.kernel_launch_latency_cycles)
     cycles = overhead + round((res.cycles - overhead) * r)
     c = res.counters
     out = {}

@@ -44,6 +44,24 @@ def test_h100_sxm5_datasheet_values():
     assert boost.clock_mhz == 1980.0 and boost.memory == gpu.memory and boost.sm == gpu.sm
 
 
+
+def test_h100_launch_latency_is_mostly_a_fixed_time():
+    """micro/launch_clock.json: an empty 1-block kernel takes 3591 SM cycles at 1584 MHz and 4224 at
+    1968 MHz under ncu = 883.5 cycles + 1697.9 ns; the presets give the first block dispatch at
+    755 cycles + 1698 ns, so the boost preset starts its blocks later in SM cycles."""
+    import json
+    from pathlib import Path
+    base, boost = load_gpu("h100"), load_gpu("h100-boost")
+    assert (base.kernel_launch_cycles, base.kernel_launch_ns) == (755, 1698.0)
+    assert base.kernel_launch_latency_cycles == 755 + round(1698.0 * 1.590)     # 3455
+    assert boost.kernel_launch_latency_cycles == 755 + round(1698.0 * 1.980)    # 4117
+    rec = json.loads((Path(__file__).parents[1] / "golden/h100/micro/launch_clock.json").read_text())
+    for clock, gpu in (("base", base), ("none", boost)):
+        runs = [r["1"]["gpc__cycles_elapsed.max"] for r in rec["runs"][clock]]
+        empty_kernel = gpu.kernel_launch_latency_cycles + gpu.block_launch_cycles + 1
+        median = sorted(runs)[len(runs) // 2]
+        assert abs(empty_kernel - median) / median < 0.05, (clock, empty_kernel, median)
+
 def test_a100_differs_from_h100_where_the_datasheets_do():
     """HARDWARE.md section 1: 108 SMs, 164 KB shared per SM, 192 KB L1+shared, FP64 every 4 cycles."""
     gpu = load_gpu("a100")

@@ -118,7 +118,7 @@ def test_a_second_wave_block_starts_when_a_first_wave_block_retires(mixed, small
     trace, res = mixed
     blocks = block_intervals(res, trace)
     first_wave = 2 * 2      # 2 SMs x 2 blocks
-    launch = small_h100.kernel_launch_cycles + small_h100.block_launch_cycles
+    launch = small_h100.kernel_launch_latency_cycles + small_h100.block_launch_cycles
     assert all(start == launch for _, start, _ in blocks[:first_wave])
     # Breadth-first initial dispatch: block 0 -> SM 0, block 1 -> SM 1, block 2 -> SM 0, ...
     assert [sm for sm, _, _ in blocks[:first_wave]] == [0, 1, 0, 1]
@@ -131,7 +131,7 @@ def test_kernel_time_includes_launch_overhead_and_ends_at_the_last_retirement(mi
     _, res = mixed
     assert res.cycles == int(res.warp_end_cycle.max())
     assert res.counters["gpc__cycles_elapsed.max"] == res.cycles
-    assert int(res.warp_start_cycle.min()) == small_h100.kernel_launch_cycles + small_h100.block_launch_cycles
+    assert int(res.warp_start_cycle.min()) == small_h100.kernel_launch_latency_cycles + small_h100.block_launch_cycles
 
 
 def test_a_block_that_fits_nowhere_is_a_launch_error(small_h100):

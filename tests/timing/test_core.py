@@ -14,7 +14,7 @@ FULL = 0xFFFFFFFF
 
 @pytest.fixture(scope="module")
 def h100():
-    return load_gpu("h100").replace(**{"sm.count": 1, "kernel_launch_cycles": 0, "block_launch_cycles": 0})
+    return load_gpu("h100").replace(**{"sm.count": 1, "kernel_launch_cycles": 0, "kernel_launch_ns": 0, "block_launch_cycles": 0})
 
 
 class IssueLog(TimingObserver):

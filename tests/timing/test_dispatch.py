@@ -33,7 +33,7 @@ def test_initial_dispatch_is_spread_at_the_dispatch_interval():
     g = gpu(dispatch=0.5, sms=4)
     res = simulate(empty(8), g, memory="fixed")
     starts = np.sort(res.warp_start_cycle)
-    launch = g.kernel_launch_cycles + g.block_launch_cycles
+    launch = g.kernel_launch_latency_cycles + g.block_launch_cycles
     np.testing.assert_array_equal(starts, launch + np.ceil(np.arange(8) * 0.5).astype(int))
 
 

@@ -22,7 +22,7 @@ ODD = 0x55555555
 
 @pytest.fixture(scope="module")
 def h100():
-    return load_gpu("h100").replace(**{"sm.count": 1, "kernel_launch_cycles": 0, "block_launch_cycles": 0})
+    return load_gpu("h100").replace(**{"sm.count": 1, "kernel_launch_cycles": 0, "kernel_launch_ns": 0, "block_launch_cycles": 0})
 
 
 def test_every_what_if_says_what_it_changes_and_cannot():
@@ -239,7 +239,7 @@ def test_zero_launch_overhead():
     gpu = load_gpu("h100").replace(**{"sm.count": 1})
     t = make_trace([ins("alu", dst=[1]), ins("exit")])
     base, ideal = simulate(t, gpu), simulate(t, gpu, ideal=Idealization.of("launch"))
-    assert base.cycles - ideal.cycles == gpu.kernel_launch_cycles
+    assert base.cycles - ideal.cycles == gpu.kernel_launch_latency_cycles
     assert ideal.warp_start_cycle[0] == gpu.block_launch_cycles
 
 

@@ -12,7 +12,7 @@ from gpusim.timing.synthetic import ins, make_trace
 @pytest.fixture(scope="module")
 def one_smsp():
     return load_gpu("h100").replace(**{"sm.count": 1, "sm.subpartitions": 1, "sm.register_partitions": 1,
-                                       "kernel_launch_cycles": 0, "block_launch_cycles": 0})
+                                       "kernel_launch_cycles": 0, "kernel_launch_ns": 0, "block_launch_cycles": 0})
 
 
 class WarpOrder(TimingObserver):
