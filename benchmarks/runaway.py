@@ -4,9 +4,10 @@
     nice python benchmarks/runaway.py --blocks 32
 
 Each mode runs in its own /usr/bin/time -v process (when there is one) so that the peak resident set is its
-own.  Emulate mode records nothing, so the instruction budget (default 500,000,000 warp instructions) stops
-it; timing mode streams the trace, and the memory a batch's trace takes (--trace-memory, default 2 GiB)
-or the budget stops it, whichever comes first.
+own.  Three guards stop it, whichever comes first: the livelock watch (gpusim.functional.livelock: the
+batch's state repeats with no global write in between), the instruction budget (default 500,000,000 warp
+instructions), and in timing mode the memory a batch's trace takes (--trace-memory, default 2 GiB).
+``--no-watch`` turns the livelock watch off, to time the other two.
 """
 from __future__ import annotations
 
@@ -19,49 +20,37 @@ from pathlib import Path
 
 import numpy as np
 
-SPIN = """
-.version 8.0
-.target sm_90
-.address_size 64
-// waits for a flag that nothing sets: the usual way a GPU kernel hangs
-.visible .entry wait_for_flag(.param .u64 flag)
-{
-    .reg .pred %p;
-    .reg .b32 %r<2>;
-    .reg .b64 %rd<2>;
-    ld.param.u64 %rd0, [flag];
-    cvta.to.global.u64 %rd1, %rd0;
-POLL:
-    ld.volatile.global.u32 %r0, [%rd1];
-    setp.eq.u32 %p, %r0, 0;
-    @%p bra.uni POLL;
-    ret;
-}
-"""
+# the kernel of tests/fixtures/faults.cu that waits for a flag nothing sets: the usual way a GPU kernel hangs
+SPIN = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "faults.ptx"
 
 
-def one(mode: str, blocks: int) -> None:
+def one(mode: str, blocks: int, watch: bool = True) -> None:
     import gpusim
+    if not watch:
+        from gpusim.functional import livelock
+        livelock.WATCH_FROM_STEPS = 1 << 62
     from gpusim.errors import BudgetExceededError
     t0 = time.perf_counter()
     try:
-        gpusim.run(SPIN, grid=blocks, block=256, args=[np.zeros(1, np.uint32)], mode=mode)
+        gpusim.run(SPIN, kernel="spin", grid=blocks, block=256, args=[np.zeros(1, np.int32)], mode=mode)
         print(f"{mode}: finished?!")
     except BudgetExceededError as e:
-        print(f"{mode}: stopped after {time.perf_counter() - t0:.1f} s: {str(e).splitlines()[-1][:160]}", flush=True)
+        print(f"{mode}: stopped after {time.perf_counter() - t0:.1f} s by {type(e).__name__}: "
+              f"{str(e).splitlines()[0][:200]}", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blocks", type=int, default=132)
     ap.add_argument("--one", choices=("emulate", "timing"))
+    ap.add_argument("--no-watch", action="store_true", help="turn the livelock watch off")
     a = ap.parse_args()
     if a.one:
-        one(a.one, a.blocks)
+        one(a.one, a.blocks, watch=not a.no_watch)
         return
     timer = Path("/usr/bin/time")
     for mode in ("emulate", "timing"):
-        cmd = [sys.executable, __file__, "--one", mode, "--blocks", str(a.blocks)]
+        cmd = [sys.executable, __file__, "--one", mode, "--blocks", str(a.blocks)] + (["--no-watch"] * a.no_watch)
         if timer.exists():
             cmd = [str(timer), "-v"] + cmd
         p = subprocess.run(cmd, capture_output=True, text=True)

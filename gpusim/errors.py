@@ -50,6 +50,11 @@ class BudgetExceededError(KernelError):
     """A runaway kernel hit the configured instruction budget."""
 
 
+class LivelockError(BudgetExceededError):
+    """A kernel that can never finish: its warps came back to a state they had before with no global memory
+    written in between (e.g. a spin on a flag that no running thread sets); names where the warps loop."""
+
+
 class UnsupportedError(GpusimError, NotImplementedError):
     """A feature of PTX or CUDA that gpusim does not model, reported at load time with its ``location``."""
 

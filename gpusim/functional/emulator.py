@@ -37,6 +37,7 @@ from gpusim.functional.schedule import Lockstep, Schedule
 from gpusim.functional.stream import LaunchStream
 from gpusim.functional.simt import NEVER, SimtStack
 from gpusim.functional.specials import special_registers
+from gpusim.functional.livelock import LivelockWatch
 from gpusim.functional.state import AR32, FULL_MASK, Frame, Step
 from gpusim.functional.trace import KernelTrace, popcount32
 from isa.program import Module
@@ -165,6 +166,9 @@ class Emulator:
         pc_counts = stats.pc_warp_counts
         special = fr.special
         clock = ck.uses_clock
+        watch = None
+        if not (clock or ck.program.has_calls or checker is not None or schedule.independent_threads):
+            watch = LivelockWatch(fr, ck.writes_global)
         n_steps = 0
         while True:
             pc, selw = pick(simt)
@@ -174,6 +178,10 @@ class Emulator:
                 if simt.parked.any() and not simt.waiting.any():
                     raise faults.mbarrier_deadlock(self.module, k, fr, simt)
                 raise faults.barrier_deadlock(self.module, k, fr, simt)
+            if watch is not None:
+                period = watch.step(n_steps, pc)
+                if period:
+                    raise faults.livelock(self.module, k, fr, simt, instrs[pc], period, n_steps)
             n = selw.size
             ins = instrs[pc]
             act = simt.mask[selw]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from gpusim.errors import (BarrierDeadlockError, BudgetExceededError, GpusimError, IllegalAddressError,
-                           UnsupportedError)
+                           LivelockError, UnsupportedError)
 from isa.units import MemSpace
 
 
@@ -47,6 +47,23 @@ def budget_exceeded(module, kernel, ins, budget: int) -> BudgetExceededError:
     return _at(BudgetExceededError, module, ins,
                f"kernel '{kernel.name}' exceeded the instruction budget of {budget:,} warp instructions "
                f"(at pc {ins.pc}); raise it with budget= / --budget if the kernel is meant to run this long")
+
+
+def livelock(module, kernel, fr, simt, ins, period_steps: int, steps: int) -> LivelockError:
+    """The batch came back to an earlier state after ``period_steps`` steps with no global write in between;
+    ``ins`` is where it stands: the PCs the warps still running stand at, with their lines."""
+    running = np.flatnonzero(~simt.done)
+    pcs = sorted({int(p) for p in simt.pc[running]})
+    where = ", ".join(f"pc {p} ({module.location(kernel.instructions[p]).brief()})"
+                      for p in pcs[:4] if p < len(kernel.instructions))
+    first, last = fr.block0, fr.block0 + int(simt.block_of[-1])
+    return _at(LivelockError, module, ins,
+               f"kernel '{kernel.name}' can never finish: blocks {_dim3_of(first, fr.grid)}..{_dim3_of(last, fr.grid)} "
+               f"came back to the same state after {period_steps:,} steps with no global memory written in "
+               f"between, so they would repeat it forever ({len(running):,} warps loop at {where}; found after "
+               f"{steps:,} steps). A spin on a flag that no running thread sets? In the emulator, blocks of a later "
+               f"batch (at most max_lanes threads run at once) and warps standing at a higher PC (the lockstep "
+               f"schedule runs the lowest PC first) cannot set it while the spinning warps run")
 
 
 def trace_memory_exceeded(module, kernel, ins, limit_bytes: int, rows: int, first_block: int, n_blocks: int,

@@ -14,9 +14,11 @@ returns the handlers to use), so that checks cost nothing in a kernel compiled w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from gpusim.errors import UnsupportedError
 from gpusim.functional import faults
+from gpusim.functional.livelock import global_writers
 from gpusim.functional.recorder import static_instruction
 from gpusim.functional.registry import lookup
 from gpusim.functional.trace import StaticInstr
@@ -74,6 +76,11 @@ class CompiledKernel:
     static: list[StaticInstr]
     program: Program | None = None
     uses_clock: bool = True   # reads %clock, %clock64 or %globaltimer: the emulator updates them per step
+
+    @cached_property
+    def writes_global(self):
+        """Per PC: the instruction may write global memory (for :class:`gpusim.functional.livelock.LivelockWatch`)."""
+        return global_writers(self.static)
 
     @property
     def instructions(self):
