@@ -66,6 +66,10 @@ def register(subparsers) -> None:
     v.add_argument("--max-warp-inst", type=float, default=None, metavar="N",
                    help="only records of at most N measured warp instructions (smsp__inst_executed.sum; the "
                         "simulation's time grows with it: 5-17 s of CPU per million)")
+    v.add_argument("--sample-above", type=float, default=None, metavar="N",
+                   help="time records of more than N measured warp instructions by sampling (gpusim run "
+                        "--sample: a few SMs, extrapolated, with an error bound) and the others in full detail "
+                        "(default: gpusim run's automatic choice for each)")
     v.add_argument("--jobs", type=int, default=1, help="simulate in this many processes (default 1)")
     v.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
                    help="stop a record after this long and report it as not simulated (default 600; 0: none)")
@@ -153,6 +157,8 @@ def _validate_command(a) -> str:
         parts += ["--max-threads", str(a.max_threads)]
     if a.max_warp_inst is not None:
         parts += ["--max-warp-inst", f"{a.max_warp_inst:g}"]
+    if a.sample_above is not None:
+        parts += ["--sample-above", f"{a.sample_above:g}"]
     parts += ["--jobs", str(a.jobs), "--time-limit", f"{a.time_limit:g}"]
     return " ".join(parts)
 
@@ -163,7 +169,7 @@ def cmd_validate(a) -> int:
         a.clock = val.records_clock(a.golden)
     refs, skipped = val.find_records(a.golden, a.clock, programs_only=a.program, suites_only=a.suite,
                                      max_threads=a.max_threads, max_warp_inst=a.max_warp_inst,
-                                     name_pattern=a.only)
+                                     name_pattern=a.only, sample_above=a.sample_above)
     before = val.read_results(a.against) if a.against else None
     options = val.SimOptions(gpu=a.gpu, clock=a.clock, run_options=tuple(_run_option(t) for t in a.set))
     if not a.quiet:

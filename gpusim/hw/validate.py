@@ -91,6 +91,7 @@ class RecordRef:
     stall_hw: str | None
     threads: int | None
     left_out: str | None = None    # why this record is not simulated (a size limit), or None
+    sample: bool | None = None     # timed sampled (True), in full detail (False), gpusim.run's "auto" (None)
 
     @property
     def size_class(self) -> str:
@@ -117,13 +118,16 @@ def _clock_control(rec: Mapping[str, Any]) -> str:
 
 def find_records(golden_dirs: Iterable[str | Path], clock: str = "base", *, programs_only=None,
                  suites_only=None, max_threads: int | None = None, max_warp_inst: float | None = None,
-                 name_pattern: str | None = None) -> tuple[list[RecordRef], list[tuple[str, str]]]:
+                 name_pattern: str | None = None, sample_above: float | None = None
+                 ) -> tuple[list[RecordRef], list[tuple[str, str]]]:
     """The records under ``golden_dirs`` (each searched recursively for ``*__*.json``; a record reached twice
     counts once) that ``clock`` validates, and ``(name, reason)`` for those that are not part of it (taken at
     another clock, no measured cycles).  Filters: program names, suite names (``lecture`` for the lecture
     programs), ``name_pattern`` (a regular expression searched in the file stem); ``max_threads`` and ``max_warp_inst`` (the measured ``smsp__inst_executed.sum``: what the
     simulation's time grows with) mark larger records ``left_out`` with that reason: they count in their
-    suite and size class as not simulated."""
+    suite and size class as not simulated.  ``sample_above``: records of more measured warp instructions are
+    timed sampled (:mod:`gpusim.timing.sampling`), the others in full detail; None: ``gpusim.run``'s
+    automatic choice for each."""
     if clock not in CLOCKS:
         raise GpusimError(f"--clock: expected one of {', '.join(CLOCKS)}, got {clock!r}")
     try:
@@ -172,7 +176,8 @@ def find_records(golden_dirs: Iterable[str | Path], clock: str = "base", *, prog
                 path=str(p), name=p.stem, program=rec["program"], size=rec["size"], seed=int(rec.get("seed", 0)),
                 suite=suite, clock_control=control, cycles_hw=float(rec["cycles"]),
                 inst_hw=float(counters[INST]) if counters.get(INST) else None,
-                stall_hw=dominant_stall(counters), threads=rec.get("threads"), left_out=left_out))
+                stall_hw=dominant_stall(counters), threads=rec.get("threads"), left_out=left_out,
+                sample=None if sample_above is None else (counters.get(INST) or 0) > sample_above))
     return refs, skipped
 
 
@@ -229,10 +234,15 @@ def simulate_record(ref: RecordRef, options: SimOptions) -> dict:
     """Simulate one record in timing mode: simulated cycles, instructions and dominant stall reason."""
     from gpusim.hw.compare import simulate
     gpu = gpu_at_clock(options.gpu, options.clock)
-    res = simulate(ref.program, ref.size, ref.seed, gpu, **dict(options.run_options))
+    run_options = dict(options.run_options)
+    if ref.sample is not None:
+        from gpusim.timing.sampling import DEFAULT_SMS
+        run_options["sample"] = DEFAULT_SMS if ref.sample else False
+    res = simulate(ref.program, ref.size, ref.seed, gpu, **run_options)
     counters = res.timing.counters
+    info = getattr(res.timing, "sampling", None)
     return {"cycles": float(res.timing.cycles), "inst": float(counters.get(INST, 0)) or None,
-            "stall": dominant_stall(counters)}
+            "stall": dominant_stall(counters), "sampled_bound_pct": None if info is None else info.error_bound_pct}
 
 
 # -- the runner -----------------------------------------------------------------------------------------------
@@ -246,6 +256,7 @@ class Outcome:
     stall_sim: str | None = None
     seconds: float = 0.0
     reason: str | None = None            # set when not simulated
+    sampled_bound_pct: float | None = None   # timed sampled: the estimate's stated error bound (percent)
 
     @property
     def ok(self) -> bool:
@@ -261,12 +272,12 @@ class Outcome:
                 "size_class": r.size_class, "clock_control": r.clock_control, "cycles_hw": r.cycles_hw,
                 "cycles_sim": self.cycles_sim, "error": self.error, "inst_hw": r.inst_hw, "inst_sim": self.inst_sim,
                 "stall_hw": r.stall_hw, "stall_sim": self.stall_sim, "seconds": round(self.seconds, 2),
-                "not_simulated": self.reason}
+                "not_simulated": self.reason, "sampled_bound_pct": self.sampled_bound_pct}
 
 
 def _outcome(ref: RecordRef, result: dict, seconds: float) -> Outcome:
     return Outcome(ref, cycles_sim=result["cycles"], inst_sim=result.get("inst"), stall_sim=result.get("stall"),
-                   seconds=seconds)
+                   seconds=seconds, sampled_bound_pct=result.get("sampled_bound_pct"))
 
 
 def _cpu_limit(seconds: float) -> bool:
@@ -385,6 +396,7 @@ class Summary:
 
     launches: int                  # records in the group (simulated or not)
     simulated: int
+    sampled: int = 0               # of which timed sampled
     mape_pct: float | None = None
     median_pct: float | None = None
     r_log: float | None = None
@@ -397,7 +409,8 @@ class Summary:
     @classmethod
     def of(cls, outcomes: list[Outcome]) -> Summary:
         done = [o for o in outcomes if o.ok]
-        s = cls(launches=len(outcomes), simulated=len(done))
+        s = cls(launches=len(outcomes), simulated=len(done),
+                sampled=sum(o.sampled_bound_pct is not None for o in done))
         if not done:
             return s
         err = np.array([abs(o.error) for o in done])
@@ -488,12 +501,13 @@ def _pct(v: float | None, digits: int = 1) -> str:
 
 
 def _table(title: str, groups: Mapping[str, Summary]) -> list[str]:
-    lines = [(f"| {title} | launches | simulated | MAPE | median | r(log) | within 10% | within 25% | "
-              "stall = ncu | inst sim/hw |"),
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [(f"| {title} | launches | simulated | of which sampled | MAPE | median | r(log) | within 10% | "
+              "within 25% | stall = ncu | inst sim/hw |"),
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, s in groups.items():
         stall = f"{s.stall_agree}/{s.stall_compared}" if s.stall_compared else "-"
-        lines.append(f"| {name} | {s.launches} | {s.simulated} | {_pct(s.mape_pct)} | {_pct(s.median_pct)} | "
+        lines.append(f"| {name} | {s.launches} | {s.simulated} | {s.sampled} | {_pct(s.mape_pct)} | "
+                     f"{_pct(s.median_pct)} | "
                      f"{'-' if s.r_log is None else f'{s.r_log:.3f}'} | {_pct(s.within10_pct, 0)} | "
                      f"{_pct(s.within25_pct, 0)} | {stall} | "
                      f"{'-' if s.inst_ratio is None else f'{s.inst_ratio:.3f}'} |")
@@ -507,8 +521,9 @@ def format_tables(v: Validation) -> list[str]:
     lines.append("Worst five (simulated vs measured `gpc__cycles_elapsed.max`):")
     lines.append("")
     for o in v.worst():
+        how = "" if o.sampled_bound_pct is None else f", sampled: estimate +/- {o.sampled_bound_pct:.0f}%"
         lines.append(f"- `{o.ref.program}` {o.ref.size}: {o.cycles_sim:,.0f} vs {o.ref.cycles_hw:,.0f} "
-                     f"({100 * o.error:+.0f}%)")
+                     f"({100 * o.error:+.0f}%{how})")
     return lines
 
 
@@ -516,7 +531,8 @@ DEFINITIONS = ("Size classes by the H100's measured cycles; error = (simulated -
                "median of its absolute value; r(log): Pearson r of log cycles; stall = ncu: launches whose dominant "
                "stall reason (the largest smsp__average_warps_issue_stalled_*_per_issue_active.ratio other than "
                "'selected') is ncu's; inst sim/hw: geometric mean of simulated / measured "
-               "smsp__inst_executed.sum.")
+               "smsp__inst_executed.sum; of which sampled: launches timed by sampling (gpusim.timing.sampling, "
+               "--sample-above), whose error includes the sampling's own.")
 
 
 def format_validation(v: Validation) -> str:
@@ -571,7 +587,8 @@ def _validation_of(doc: dict) -> Validation:
                         suite=r["suite"], clock_control=r["clock_control"], cycles_hw=r["cycles_hw"],
                         inst_hw=r["inst_hw"], stall_hw=r["stall_hw"], threads=None)
         outcomes.append(Outcome(ref, cycles_sim=r["cycles_sim"], inst_sim=r["inst_sim"], stall_sim=r["stall_sim"],
-                                seconds=r["seconds"], reason=r["not_simulated"]))
+                                seconds=r["seconds"], reason=r["not_simulated"],
+                                sampled_bound_pct=r.get("sampled_bound_pct")))
     o = doc["options"]
     return Validation(outcomes=outcomes, skipped=[(x["name"], x["reason"]) for x in doc["skipped"]],
                       options=SimOptions(gpu=o["gpu"], clock=o["clock"],
@@ -615,8 +632,9 @@ def progress_line(o: Outcome, done: int, total: int) -> str:
     tag = f"[{done}/{total}] {o.ref.name:44s}"
     if not o.ok:
         return f"{tag} not simulated: {o.reason}"
+    how = "" if o.sampled_bound_pct is None else f", sampled +/- {o.sampled_bound_pct:.0f}%"
     return (f"{tag} simulated {o.cycles_sim:>12,.0f}  measured {o.ref.cycles_hw:>12,.0f}  {100 * o.error:+7.1f}%"
-            f"  ({o.seconds:.0f} s)")
+            f"  ({o.seconds:.0f} s{how})")
 
 
 def plot_validation(v: Validation, path) -> None:

@@ -128,6 +128,34 @@ def test_runner_keeps_order_and_reports_every_record_it_could_not_simulate():
     assert by["big__s"].reason == "too big"
 
 
+def test_records_above_sample_above_are_timed_sampled_and_the_others_in_full(tmp_path):
+    _write(tmp_path, "k1__small", cycles=5000, counters={val.INST: 1e6})
+    _write(tmp_path, "k2__big", cycles=9e6, counters={val.INST: 5e8})
+    refs, _ = val.find_records([tmp_path], "base", sample_above=5e6)
+    assert [(r.name, r.sample) for r in refs] == [("k1__small", False), ("k2__big", True)]
+    refs, _ = val.find_records([tmp_path], "base")
+    assert [r.sample for r in refs] == [None, None]                # gpusim.run's automatic choice
+
+
+def test_a_sampled_record_says_so_with_its_bound_in_the_tables_and_results(tmp_path):
+    def fake(ref, options):
+        return {**_fake_simulate(ref, options), "sampled_bound_pct": 12.5 if "big" in ref.name else None}
+    refs = [_ref("small__s", hw=5_000), _ref("big__s", hw=3e6)]
+    v = val.Validation(val.run_records(refs, val.SimOptions(), fake))
+    assert [o.sampled_bound_pct for o in v.outcomes] == [None, 12.5]
+    assert "| >= 2M | 1 | 1 | 1 | 10.0% |" in v.text and "| all | 2 | 2 | 1 | 10.0% |" in v.text
+    assert "- `big` s: 3,300,000 vs 3,000,000 (+10%, sampled: estimate +/- 12%)" in v.text
+    val.write_results(v, tmp_path / "r.json")
+    assert val.read_results(tmp_path / "r.json").outcomes[1].sampled_bound_pct == 12.5
+
+
+def test_simulate_record_samples_when_the_record_says_so():
+    refs = {r.name: r for r in val.find_records([GOLDEN], "base", name_pattern="^vector_add__default$",
+                                                sample_above=0)[0]}
+    got = val.simulate_record(refs["vector_add__default"], val.SimOptions())
+    assert got["sampled_bound_pct"] is not None and got["cycles"] > 0
+
+
 def test_runner_in_process_without_jobs_or_limit():
     outs = val.run_records([_ref("ok__s"), _ref("bad__s")], val.SimOptions(), _fake_simulate)
     assert outs[0].ok and outs[1].reason == "ValueError: unsupported instruction"
@@ -180,7 +208,7 @@ def test_text_has_a_row_per_suite_and_size_class_the_worst_five_and_every_reason
     rows = [line.split(" | ")[0] for line in text.splitlines() if line.startswith("| ") and "---" not in line]
     assert rows[:5] == ["| suite", "| lecture", "| Parboil", "| SHOC", "| all"]
     assert rows[5:] == ["| size class (H100 cycles)", "| < 20k", "| 20k-200k", "| 200k-2M", "| >= 2M", "| all"]
-    assert "| SHOC | 2 | 1 | 10.0% |" in text
+    assert "| SHOC | 2 | 1 | 0 | 10.0% |" in text
     assert "- `c` s: 550,000 vs 500,000 (+10%)" in text
     assert "not simulated: bad__s: ValueError: unsupported instruction" in text
     assert "not simulated: e__s: no measured cycles" in text
