@@ -11,7 +11,15 @@ results (arguments, symbols, statistics), as :meth:`Emulator.launch` does.
 
 Two guards stop a runaway kernel: the instruction budget (warp instructions of the launch), and, while a
 batch records, the memory its trace buffers hold (``trace_memory_limit`` bytes): an endless loop that
-records grows by about 20 bytes per warp instruction, so it meets this limit long before the budget.
+records grows by about 20 bytes per warp instruction, so it meets this limit long before the budget.  (A
+batch that comes back to a state it had, with no global write, is stopped at once:
+:mod:`gpusim.functional.livelock`.)
+
+A batch that records is sized by what the blocks before it recorded: the first is one block, each next one at
+most twice the last, and none more than :data:`RECORD_BATCH_ROWS` warp instructions at the largest per-block
+count seen so far.  So a kernel of a few long blocks (a million warp instructions each) records one or two
+blocks at a time instead of a whole batch of them at once, and a kernel of many short blocks reaches the
+emulator's full batch after a few doublings.
 """
 from __future__ import annotations
 
@@ -27,6 +35,7 @@ from gpusim.functional.trace import KernelTrace
 __all__ = ["LaunchStream", "FULL", "MEMORY", "COUNTS", "PROGRESS_INTERVAL_S"]
 
 PROGRESS_INTERVAL_S = 0.5
+RECORD_BATCH_ROWS = 4_000_000   # warp instructions a recording batch aims at, at most (~160 MB of trace)
 
 
 class LaunchStream:
@@ -56,6 +65,8 @@ class LaunchStream:
         self.meta = {"source": emulator.module.source_name}
         self.stats = EmulationStats(pc_warp_counts=np.zeros(len(ck.instructions), dtype=np.int64))
         self.next_block = 0                # linear order: the next batch starts here
+        self._rows_per_block = 0.0         # the most warp instructions per block a recording batch has seen
+        self._last_recorded_blocks = 0     # blocks of the last recording batch (0: none yet)
         self.blocks_run = 0
         self.schedule = schedule
         self.checker = checker
@@ -91,7 +102,8 @@ class LaunchStream:
             b0, nb = next(self._order)
         else:
             b0 = self.next_block
-            nb = min(self.blocks_per_batch, self.n_blocks - b0)
+            nb = min(self._recording_blocks() if level is not None else self.blocks_per_batch, self.n_blocks - b0)
+        w0 = self.stats.warp_instructions
         rec = self._recorder if level is not None else None
         if rec is not None:
             rec.begin_batch(b0 * self.warps_per_block, nb * self.warps_per_block, level)
@@ -100,12 +112,22 @@ class LaunchStream:
                                  self.stats, rec, self.schedule, self.checker, self)
         self.next_block = b0 + nb
         self.blocks_run += nb
+        if level is not None:
+            self._rows_per_block = max(self._rows_per_block, (self.stats.warp_instructions - w0) / nb)
+            self._last_recorded_blocks = nb
         out = rec.finish_batch() if rec is not None else BatchRecord(b0, nb, "none")
         self.stats.wall_seconds += time.perf_counter() - t0
         if self.progress is not None:
             self.progress(self.blocks_run, self.n_blocks, self.stats.warp_instructions)
             self._last_progress = time.perf_counter()
         return out
+
+    def _recording_blocks(self) -> int:
+        """Blocks of the next recording batch (see the module docstring)."""
+        if not self._last_recorded_blocks:
+            return 1
+        cap = int(RECORD_BATCH_ROWS // max(1.0, self._rows_per_block))
+        return max(1, min(self.blocks_per_batch, 2 * self._last_recorded_blocks, cap))
 
     def tick(self) -> None:
         """Called by the emulator inside a batch: report progress when 0.5 s have passed since the last."""

@@ -179,10 +179,10 @@ def test_infinite_loop_stops_at_the_budget():
 
 
 def test_an_endless_loop_in_timing_mode_stops_at_the_trace_memory_limit_before_the_budget():
-    # the trace streams to the timing model per batch of blocks, and a batch that never finishes only grows:
-    # the limit on what one batch may record stops it (here 4 MiB: ~30 k warp instructions of 256 warps)
+    # the trace streams to the timing model per batch of blocks (the first recording batch is one block), and
+    # a batch that never finishes only grows: the limit on what one batch may record stops it (here 4 MiB)
     ptx = _spin_kernel()
-    with pytest.raises(BudgetExceededError, match=r"spin': the trace of blocks \(0, 0, 0\)\.\.\(31, 0, 0\) reached "
+    with pytest.raises(BudgetExceededError, match=r"spin': the trace of block \(0, 0, 0\) reached "
                                                   r"0\.00 GiB .* a loop that does not end\?"):
         gpusim.run(ptx, grid=32, block=256, args=[], mode="timing", trace_memory_limit=4 << 20)
 

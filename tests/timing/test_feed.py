@@ -54,7 +54,8 @@ def test_gpusim_run_streams_by_default_and_gives_what_the_whole_trace_gives():
     streamed = gpusim.run("vector_add", size="default", mode="timing")
     whole = gpusim.run("vector_add", size="default", mode="timing", record_trace=True)
     same_timing(whole.timing, streamed.timing)
-    assert streamed.timing.trace_rows["chunks"] == 2          # 391 blocks, 256 a batch
+    # 391 blocks, 256 a batch at most: recorded in batches of 1, 2, 4 .. 128 blocks, then the 136 left
+    assert streamed.timing.trace_rows["chunks"] == 9
     assert whole.timing.trace_rows["chunks"] == 1
     assert streamed.stats.warp_instructions == whole.stats.warp_instructions
     # the trace of a streamed run is recorded again when asked for: the same rows
@@ -70,5 +71,22 @@ def test_the_rows_held_follow_the_resident_blocks_not_the_kernel_length(monkeypa
     gpu = load_gpu("h100", overrides={"sm.count": 4})
     res = simulate(emu.stream(k, grid, block, spec.make_args("default", 0), **kw), gpu)
     rows = res.trace_rows
-    assert rows["chunks"] == -(-391 // 16)
+    assert rows["chunks"] == 4 + -(-(391 - 15) // 16)         # 1, 2, 4, 8, then 16 blocks a chunk
     assert rows["peak_rows"] < rows["rows"] / 4
+
+
+def test_a_recording_batch_is_sized_by_the_largest_block_seen(monkeypatch):
+    # a kernel of few long blocks must not record a whole emulator batch of them at once: at most
+    # RECORD_BATCH_ROWS warp instructions a batch (here 3,000: vector_add's blocks take 176 each)
+    from gpusim.functional import stream as stream_mod
+    monkeypatch.setattr(stream_mod, "RECORD_BATCH_ROWS", 3_000)
+    spec = programs.get("vector_add")
+    emu, (k, grid, block), kw, _ = launch("vector_add", "default", max_lanes=1 << 16)
+    s = emu.stream(k, grid, block, spec.make_args("default", 0), **kw)
+    sizes = []
+    while not s.done:
+        rec = s.next_batch(stream_mod.FULL)
+        sizes.append((rec.n_blocks, rec.trace.n_instructions))
+    assert sizes[0][1] == 176                                  # 8 warps x 22 instructions
+    assert [n for n, _ in sizes[:7]] == [1, 2, 4, 8, 16, 17, 17]      # doubling, then 3,000 // 176
+    assert all(rows <= 3_000 for _, rows in sizes) and sum(n for n, _ in sizes) == 391
