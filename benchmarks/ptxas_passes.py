@@ -8,7 +8,8 @@ simulated / measured ``smsp__inst_executed.sum`` with the PTX as recorded ("PTX"
 merged vector accesses ("merged", :mod:`gpusim.timing.vector_merge`), and, where ptxas and nvdisasm are
 installed, what the real SASS gives: each PTX line's SASS count times its executions ("SASS lines",
 :mod:`gpusim.cuda.sass`).  It also checks the merge rule against ptxas: the groups the rule makes and the
-groups ptxas made (a vector LDS/STS on a member's line) for every program launched.  No GPU needed.
+groups ptxas made (a vector LDS/STS on a member's line) for every program launched, and the warp-aggregated
+atomics rule (:mod:`isa.aggregate`) against ptxas's SASS for every atomic of every program.  No GPU needed.
 """
 from __future__ import annotations
 
@@ -102,6 +103,10 @@ def main(argv=None) -> int:
               f"them on scalar 32-bit PTX lines (merged by ptxas): {len(widened)} {widened[:5] or ''}")
         print(f"merge rule vs ptxas ({len(seen_kernels)} kernels): {rule_vs_sass['both']} groups both, "
               f"rule only {rule_vs_sass['rule only'] or 'none'}, ptxas only {rule_vs_sass['sass only'] or 'none'}")
+        n_atom, n_agg, atom_differ = sass.aggregation_rule_vs_ptxas(
+            {name: programs.get(name).ptx_path.read_text() for name in programs.names() + programs.suite_names()})
+        print(f"warp-aggregation rule vs ptxas (isa.aggregate): {n_atom} atomics, {n_agg} aggregated by ptxas, "
+              f"the rule differs on {atom_differ or 'none'}")
     else:
         print("\nptxas/nvdisasm not installed: no SASS column, no check of the merge rule")
     return 0

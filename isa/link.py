@@ -19,7 +19,8 @@ parameter frame when it is entered and restores them when it returns, so each ac
 pointer to an outer activation's local variable sees the innermost one's: a simplification).
 
 ``fmad=True`` (ptxas's default, ``--fmad=true``) contracts ``mul`` + ``add``/``sub`` into ``fma`` first
-(:mod:`isa.contract`).  An error kept in the kernel or a function it needs (an unsupported instruction, see
+(:mod:`isa.contract`); atomics ptxas aggregates across a warp are marked (:mod:`isa.aggregate`; the emulator
+ignores the mark, the timing model sends one atomic per warp for them).  An error kept in the kernel or a function it needs (an unsupported instruction, see
 ``parse_ptx(strict=False)``) is raised here, when that kernel is linked.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from isa.aggregate import mark_aggregated
 from isa.contract import contract
 from isa.declarations import align_up
 from isa.errors import PtxError
@@ -96,6 +98,7 @@ def link(module: Module, kernel: Kernel, *, fmad: bool = True) -> Program:
         if fmad:
             instrs, n = contract(instrs)
             contracted += n
+        instrs, _ = mark_aggregated(instrs)
         units.append((unit, instrs))
     prog = Program(kernel, [], [], fmad=fmad, contracted=contracted)
     for k, name in enumerate(order):

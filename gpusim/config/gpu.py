@@ -192,6 +192,9 @@ class GpuConfig:
     merge_vector_accesses: bool = param(
         "issue neighbouring scalar shared accesses as the one vector access ptxas makes of them "
         "(LDS.64/.128, STS.64/.128; gpusim.timing.vector_merge)", False)
+    aggregate_warp_atomics: bool = param(
+        "send one atomic per warp for the integer atomics ptxas aggregates across a warp (REDUX/POPC + one "
+        "RED/ATOM by a leader lane, for a warp-uniform address; isa.aggregate)", False)
     scheduler: SchedulerSpec = param("the warp scheduler: policy and parameters", SchedulerSpec())
     memory: MemorySpec = param("memory-system spec")
 

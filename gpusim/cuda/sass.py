@@ -149,6 +149,44 @@ def wide_global_accesses(ptx: str) -> tuple[int, list[tuple[int, str, str]]]:
     return wide, widened
 
 
+_ATOMIC_LINE = re.compile(r"^\s*(@!?%\w+\s+)?(atom|red)\.")
+_ELECTION = ("REDUX", "VOTEU.ANY", "VOTE.ANY")
+
+
+def aggregated_atomic_lines(ptx: str) -> dict[str, dict[int, bool]]:
+    """For each kernel of ``ptx``, each ``atom``/``red`` line and whether ptxas aggregated it across the warp:
+    the line's SASS elects a leader (``VOTEU.ANY``/``VOTE.ANY``) or reduces the lanes' operands (``REDUX``)
+    before its one ``RED``/``ATOM`` (the rule: :mod:`isa.aggregate`).  A line ptxas attributes no SASS to (it
+    may give a guarded atomic's code to its guard's line) is left out."""
+    src = ptx.splitlines()
+    out: dict[str, dict[int, bool]] = {}
+    for kernel, lines in sass_by_ptx_line(ptx).items():
+        out[kernel] = {n: any(op.startswith(_ELECTION) for op in ops) for n, ops in lines.items()
+                       if _ATOMIC_LINE.match(src[n - 1])}
+    return out
+
+
+def aggregation_rule_vs_ptxas(modules: dict[str, str]) -> tuple[int, int, list[tuple[str, str, int, bool]]]:
+    """Over the PTX modules ``{name: text}``: their atomics, those ptxas aggregated, and ``(name, kernel, PTX
+    line, ptxas aggregated)`` of each where :mod:`isa.aggregate`'s mark says otherwise than
+    :func:`aggregated_atomic_lines`."""
+    from isa import parse_ptx
+    from isa.link import link
+    n, agg, differ = 0, 0, []
+    for name, ptx in modules.items():
+        if not re.search(r"\b(atom|red)\.", ptx):
+            continue
+        module = parse_ptx(ptx)
+        for kernel, lines in aggregated_atomic_lines(ptx).items():
+            marked = {i.line: bool(i.aggregated) for i in link(module, module.kernel(kernel)).instructions
+                      if i.base in ("atom", "red")}
+            for line, ptxas in sorted(lines.items()):
+                n, agg = n + 1, agg + ptxas
+                if marked.get(line) != ptxas:
+                    differ.append((name, kernel, line, ptxas))
+    return n, agg, differ
+
+
 def sass_instructions_executed(trace, lines: dict[int, list[str]]) -> int:
     """Warp instructions the SASS would execute for ``trace``: each PTX line's SASS count times the times its
     PTX instruction executed (per warp; a line of several PTX instructions counts its most executed one)."""

@@ -65,7 +65,7 @@ def static_instruction(ins: Instruction) -> StaticInstr:
         dst_regs=tuple(r.id for r in ins.regs_written()), src_regs=tuple(r.id for r in ins.regs_read()),
         mem_space=ins.space if mem else None, access_bytes=elem * ins.vec if mem else 0,
         is_load=ins.base in ("ld", "ldu", "atom"), is_store=ins.base in ("st", "red", "st.async", "red.async"),
-        is_atomic=ins.base in ("atom", "red", "red.async"),
+        is_atomic=ins.base in ("atom", "red", "red.async"), aggregated=ins.aggregated,
         cache_op=next(("." + m for m in ins.mods if m in CACHE_OPS), None) if mem else None,
         is_barrier=ins.base in ("bar", "barrier") and "warp" not in ins.mods,
         is_membar=ins.base in ("membar", "fence"),

@@ -67,6 +67,7 @@ class StaticInstr:
     is_load: bool = False
     is_store: bool = False
     is_atomic: bool = False          # atom (returns a value) or red (does not)
+    aggregated: str = ""             # an atomic ptxas sends once per warp: "leader", "full_warp" (isa.aggregate)
     cache_op: str | None = None      # ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt", or None
     is_barrier: bool = False
     is_membar: bool = False

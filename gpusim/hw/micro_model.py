@@ -159,24 +159,35 @@ def simulate_stream(p: StreamPoint, gpu="h100-boost", **kw) -> dict:
 ATOMIC_KINDS = {"red_i": "red.add.u32", "atom_i": "atom.add.u32", "red_f": "red.add.f32", "atom_f": "atom.add.f32"}
 
 
+def aggregation_of_uniform(kind: str) -> str:
+    """How ptxas aggregates ``mb_atom_uniform_*``'s ``atomicAdd(p, 1)`` of ``kind`` (isa.aggregate's rule):
+    integer ones once per warp, floating-point ones not at all."""
+    from isa.aggregate import LEADER
+    return LEADER if kind.endswith("_i") else ""
+
+
 def atomic_trace(kind: str, pattern: str, *, sms: int = 132, warps: int = 8, iters: int = 8, seed: int = 0):
     """(trace, sectors in L2 at the start, lane-operations) of ``mb_atom_*``: every thread ``iters`` atomics of ``kind`` (``red_i``,
     ``atom_i``, ``red_f``, ``atom_f``) on the addresses of ``pattern``: ``one`` (all lanes one word),
     ``few8_words`` (8 words of one sector), ``distinct_coalesced`` (each lane its own word, a warp a line),
     ``distinct_scattered`` (each lane a random sector of 16 MB), ``wagg_one`` (a warp-aggregated atomic: one
-    lane per warp, one word).  Between two atomics a thread does its address arithmetic (3 integer
+    lane per warp, one word), ``uniform_one`` (``mb_atom_uniform_*``: all lanes one word, an address ptxas
+    proves warp-uniform, so the atomic is marked as :mod:`isa.aggregate` marks it; lane-operations count
+    every lane).  Between two atomics a thread does its address arithmetic (3 integer
     instructions); one block of ``warps`` warps per SM."""
     op = ATOMIC_KINDS[kind]
     prog = []
     for _ in range(iters):
         prog += [ins("alu", dst=[2], src=[2]) for _ in range(3)]
         prog.append(ins(op, dst=[5] if kind.startswith("atom") else [], src=[2, 3]))
+        if pattern == "uniform_one":
+            prog[-1]["aggregated"] = aggregation_of_uniform(kind)
     prog.append(ins("exit"))
     n_warps = sms * warps
     lanes = np.arange(32, dtype=np.int64)
     w = np.arange(n_warps, dtype=np.int64)[:, None, None]
     shape = (n_warps, iters, 32)
-    if pattern in ("one", "wagg_one"):
+    if pattern in ("one", "wagg_one", "uniform_one"):
         addr = np.zeros(shape, dtype=np.int64)
     elif pattern == "few8_words":
         addr = np.broadcast_to((lanes % 8) * 4, shape).copy()

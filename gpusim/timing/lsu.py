@@ -9,6 +9,8 @@ instruction), not per issue:
   addresses (local memory interleaved per warp, const and param in their regions);
 * global and local lanes are coalesced into 32-byte sectors and 128-byte lines
   (:class:`~gpusim.memory.coalescer.Coalescer`); global atomics are grouped per address;
+* an atomic ptxas aggregates across a warp (:mod:`isa.aggregate`) keeps only its leader lane where the lanes
+  address one word (:func:`aggregate_atomic_rows`): one update per warp reaches the L2 or the shared banks;
 * shared accesses are costed in bank wavefronts, with and without conflicts
   (:class:`~gpusim.memory.shared_banks.SharedMemoryBanks`);
 * const and param accesses count their distinct addresses (the constant cache serves one per cycle).
@@ -30,6 +32,7 @@ from gpusim.memory.coalescer import Coalescer
 from gpusim.memory.const_cache import distinct_addresses
 from gpusim.memory.request import ATOMIC, LOAD, OP_NAMES, STORE, MemoryRequest, atomic_flags_of
 from gpusim.memory.shared_banks import SharedAccessResult, SharedMemoryBanks
+from isa.aggregate import FULL_WARP
 from isa.units import MemSpace
 
 _BYPASS_L1 = (".cg", ".cs", ".cv", ".lu")
@@ -106,6 +109,29 @@ def local_bytes_per_thread(trace: KernelTrace, slot_pc: np.ndarray) -> int:
     return int(np.where(top >= 0, top + size[slot_pc[is_local]], 0).max())
 
 
+def aggregate_atomic_rows(addr: np.ndarray, how: str) -> np.ndarray:
+    """The address rows (``[n, 32]``, -1 for a lane that does not access) of an atomic ptxas aggregates
+    (``how``: :data:`isa.aggregate.LEADER` or :data:`~isa.aggregate.FULL_WARP`) as its SASS sends them: where
+    every active lane addresses one word (and, for ``FULL_WARP``, all 32 lanes are active), only the first
+    active lane's address (the SASS's leader may be another lane: the same word either way); other rows as
+    recorded (a partial warp of ``FULL_WARP``; lanes on several words, where the data-flow rule took for
+    uniform an address that is not)."""
+    on = addr >= 0
+    n_on = on.sum(axis=1)
+    first = np.argmax(on, axis=1)
+    lead = addr[np.arange(addr.shape[0]), first]
+    one_word = (n_on > 1) & ((addr == lead[:, None]) | ~on).all(axis=1)
+    if how == FULL_WARP:
+        one_word &= n_on == addr.shape[1]
+    if not one_word.any():
+        return addr
+    out = addr.copy()
+    rows = np.flatnonzero(one_word)
+    out[rows] = -1
+    out[rows, first[rows]] = lead[rows]
+    return out
+
+
 class LsuFrontEnd:
     """Builds the requests of a kernel's memory slots and counts what they ask of L1TEX and shared memory.
 
@@ -126,6 +152,7 @@ class LsuFrontEnd:
         self.conflict_free = bool(ideal is not None and ideal.banks)
         self.atomics_free = bool(ideal is not None and ideal.atomics)
         self.loads_from_shared = bool(ideal is not None and ideal.reuse)
+        self.aggregate_atomics = bool(gpu.aggregate_warp_atomics)
 
     def requests(self, trace: KernelTrace) -> list[MemoryRequest]:
         """One request per memory slot of ``trace`` (index = slot), counted into this front end's counters.
@@ -146,6 +173,8 @@ class LsuFrontEnd:
             sp = MemSpace.by_code(code)
             op = ATOMIC if instr.is_atomic else (STORE if instr.is_store else LOAD)
             addr = trace.addresses[idx].astype(np.int64)
+            if instr.aggregated and self.aggregate_atomics:
+                addr = aggregate_atomic_rows(addr, instr.aggregated)
             size = max(1, int(instr.access_bytes))
             if sp is MemSpace.SHARED:
                 self._shared(out, idx, addr, size, op, pc)
