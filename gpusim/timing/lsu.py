@@ -152,7 +152,7 @@ class LsuFrontEnd:
         self.conflict_free = bool(ideal is not None and ideal.banks)
         self.atomics_free = bool(ideal is not None and ideal.atomics)
         self.loads_from_shared = bool(ideal is not None and ideal.reuse)
-        self.aggregate_atomics = bool(gpu.aggregate_warp_atomics)
+        self.aggregate_atomics = bool(getattr(gpu, "aggregate_warp_atomics", False))
 
     def requests(self, trace: KernelTrace) -> list[MemoryRequest]:
         """One request per memory slot of ``trace`` (index = slot), counted into this front end's counters.
