@@ -229,6 +229,7 @@ class _KernelBuilder(InstructionParser):
         self.pending: list[tuple] = []   # raw instruction records, decoded after all labels are known
         self.labels: dict[str, int] = {}
         self.label_toks: dict[str, Tok] = {}
+        self.nounroll_at: set[int] = set()   # pending indices that follow a `.pragma "nounroll";`
         self.shared_vars: list[Variable] = []
         self.local_vars: list[Variable] = []
         self.maxntid = None
@@ -313,6 +314,11 @@ class _KernelBuilder(InstructionParser):
                 if caller is not None and p.files.get(fidx, "").endswith(HEADER_SUFFIXES):
                     fidx, lno = caller
                 p.loc = (fidx, lno)
+            elif t.text == ".pragma":
+                p.next()
+                if p.tok.kind == "string" and p.tok.text.strip('"') == "nounroll":
+                    self.nounroll_at.add(len(self.pending))
+                p.skip_statement()
             elif t.text in _IGNORED_KERNEL_DIRECTIVES:
                 p.skip_statement()
             elif t.text == ".param":
@@ -372,6 +378,9 @@ class _KernelBuilder(InstructionParser):
             finally:
                 self.registers.scopes = outer
         self.p.loc = None
+        for idx in self.nounroll_at:
+            if idx < len(self.instrs):
+                self.instrs[idx].nounroll = True
         if not self.instrs or self.instrs[-1].base not in ("ret", "exit", "bra"):
             # falling off the end of a kernel is an implicit exit, as on the GPU
             last = self.pending[-1][4] if self.pending else Tok("word", "", self.line, 1)

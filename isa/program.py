@@ -119,6 +119,7 @@ class Instruction:
     frame_param: bool = False         # ld/st.param of a device function's parameter frame (a register move)
     negate_c: bool = False            # bar.red: its predicate operand is {!}c
     vsel: dict | None = None          # SIMD video: operand index -> element selector / mask (".b3210", ".h10")
+    nounroll: bool = False            # the first instruction after `.pragma "nounroll";` (a loop ptxas keeps rolled)
 
     @property
     def type(self) -> str | None:

@@ -189,6 +189,9 @@ class GpuConfig:
     instruction_schedule: str = param(
         "issue order of each basic block: 'ptx' (program order) or 'hoist' (ptxas-like: loads and their "
         "address arithmetic first); checked by gpusim.timing.decode", "hoist")
+    loop_unroll_factor: int = param(
+        "how many trips of a short counted loop ptxas unrolls into one body, their registers renamed, so that "
+        "the hoisting schedule issues all their loads first (1: none; gpusim.timing.loop_unroll)", 1)
     merge_vector_accesses: bool = param(
         "issue neighbouring scalar shared accesses as the one vector access ptxas makes of them "
         "(LDS.64/.128, STS.64/.128; gpusim.timing.vector_merge)", False)

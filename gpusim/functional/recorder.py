@@ -74,7 +74,7 @@ def static_instruction(ins: Instruction) -> StaticInstr:
         # scheduler take the targets such a kernel's trace shows (timing.decode._block_leaders)
         branch_target=ins.target if ins.base in ("bra", "call", "ret") and ins.target >= 0 else -1,
         is_exit=ins.base in ("exit", "trap") or (ins.base == "ret" and ins.target < 0), ptx_line=ins.line,
-        src_file=ins.src_file, src_line=ins.src_line)
+        src_file=ins.src_file, src_line=ins.src_line, no_unroll=ins.nounroll)
 
 
 class _Batch:

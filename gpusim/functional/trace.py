@@ -77,6 +77,7 @@ class StaticInstr:
     ptx_line: int = 0                # 1-based line in the PTX file
     src_file: str | None = None      # from .loc/.file, when the PTX carries line info
     src_line: int | None = None
+    no_unroll: bool = False          # a loop header under `.pragma "nounroll"` (ptxas keeps the loop rolled)
 
 
 @dataclass

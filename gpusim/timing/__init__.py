@@ -77,18 +77,33 @@ def merge_groups(trace: KernelTrace, gpu) -> list | None:
     return find_merge_groups(trace)
 
 
+def unrolled_loops(trace: KernelTrace, gpu) -> list:
+    """The loops ptxas unrolls (:mod:`gpusim.timing.loop_unroll`), decided on ``trace`` after the merged
+    vector accesses (:func:`merge_groups`) are applied to it; none when the config unrolls nothing or issues
+    in program order (``instruction_schedule = "ptx"``)."""
+    from gpusim.timing.loop_unroll import find_unrolled_loops
+    factor = int(getattr(gpu, "loop_unroll_factor", 1))
+    if factor < 2 or getattr(gpu, "instruction_schedule", "ptx") != "hoist":
+        return []
+    return find_unrolled_loops(apply_passes(trace, merge_groups(trace, gpu)), factor)
+
+
 def _ptxas_passes(trace: KernelTrace, gpu) -> KernelTrace:
     """The trace as the SASS ptxas makes of its PTX would run it: merged vector accesses
-    (:mod:`gpusim.timing.vector_merge`) when the config asks for them."""
-    return apply_passes(trace, merge_groups(trace, gpu))
+    (:mod:`gpusim.timing.vector_merge`) and unrolled loops (:mod:`gpusim.timing.loop_unroll`) when the
+    config asks for them."""
+    return apply_passes(trace, merge_groups(trace, gpu), unrolled_loops(trace, gpu))
 
 
-def apply_passes(trace: KernelTrace, groups: list | None) -> KernelTrace:
-    """``trace`` (or a chunk of it) with the passes :func:`merge_groups` decided."""
-    if not groups:
-        return trace
-    from gpusim.timing.vector_merge import merge_vector_accesses
-    return merge_vector_accesses(trace, groups)
+def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = None) -> KernelTrace:
+    """``trace`` (or a chunk of it) with the passes :func:`merge_groups` and :func:`unrolled_loops` decided."""
+    if groups:
+        from gpusim.timing.vector_merge import merge_vector_accesses
+        trace = merge_vector_accesses(trace, groups)
+    if loops:
+        from gpusim.timing.loop_unroll import unroll_loops
+        trace = unroll_loops(trace, loops)
+    return trace
 
 
 def simulate(trace, gpu="h100", *, scheduler: str | None = None,
@@ -171,7 +186,7 @@ def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory,
     mem = _resolve_memory(memory, gpu, observer, ideal)
     lsu = LsuFrontEnd(gpu, ideal)
     feed = feed_class(first, rest, lsu=lsu, memory=mem, schedule=getattr(gpu, "instruction_schedule", "ptx"),
-                      warps=[], merge_groups=merge_groups(first, gpu),
+                      warps=[], merge_groups=merge_groups(first, gpu), loops=unrolled_loops(first, gpu),
                       launch=LaunchResources(l1_data_bytes=occ.l1_bytes_per_sm))
     model = GpuTimingModel(feed, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
                            observer=observer, progress=progress, ideal=ideal)
@@ -225,9 +240,14 @@ def _collect(model: GpuTimingModel, gpu, cycles: int) -> TimingResult:
     counters.update(lsu.counters())
     counters.update(mem.counters())
     pcs = np.asarray(model.pc_stalls, dtype=np.int64).reshape(-1, N_STALL_REASONS)
-    # PCs of the trace as recorded (a merged access is charged to its first member's PC)
-    origin = trace.meta.get("origin_pc") or range(len(trace.instructions))
-    by_pc = {int(origin[pc]): {STALL_REASONS[i]: int(row[i]) for i in np.flatnonzero(row)}
+    # PCs of the trace as recorded (a merged access is charged to its first member's PC, an unrolled copy of a
+    # loop body to the body's PC: several PCs may add up into one)
+    origin = np.asarray(trace.meta.get("origin_pc") or range(len(trace.instructions)), dtype=np.int64)
+    if origin.size:
+        recorded = np.zeros((int(origin.max()) + 1, N_STALL_REASONS), dtype=np.int64)
+        np.add.at(recorded, origin[:len(pcs)], pcs)
+        pcs = recorded
+    by_pc = {pc: {STALL_REASONS[i]: int(row[i]) for i in np.flatnonzero(row)}
              for pc, row in enumerate(pcs) if row.any()}
     return TimingResult(
         kernel=trace.kernel, gpu=gpu.name, scheduler=model.scheduler_name, cycles=cycles, counters=counters,

@@ -174,6 +174,14 @@ def estimate_regs_per_thread(trace: KernelTrace) -> int:
 
 # -- static instruction scheduling ("ptxas-like" load hoisting) -----------------------------------------
 SCHEDULES = ("ptx", "hoist")
+# Loaded values ptxas keeps live (issued, not yet read for the last time) before it issues a consumer rather
+# than another load: ptxas 13.0 issues 16 of walk_ilp_32's 32 independent loads before the first FFMA, then
+# one load per FFMA (benchmarks/micro/walk/walk.cu; SASS of walk.cubin), so one thread keeps 16 in flight
+# (the H100 takes 57-62 cycles per element from 16 loads per trip up to 64: walk.json).
+MAX_LIVE_LOADS = 16
+# The loads that limit counts: the long-latency ones ptxas hoists far ahead of their uses.  A shared or
+# constant load is short (and a constant with a fixed address is an operand of its FFMA in SASS).
+_LIVE_LIMITED = (MemSpace.GLOBAL.value, MemSpace.LOCAL.value, MemSpace.GENERIC.value)
 
 # Spaces a store in one space may alias (a generic address may point into global, shared or local memory).
 _G, _S, _L, _X = MemSpace.GLOBAL, MemSpace.SHARED, MemSpace.LOCAL, MemSpace.GENERIC
@@ -220,11 +228,15 @@ def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
     of memory operations in spaces that may alias where one is a store (loads among loads are unordered;
     ``const``/``param`` loads alias nothing).  The scheduler repeatedly issues, among the instructions
     whose predecessors have all issued, first the loads and the instructions that compute their operands
-    (addresses, guards), in program order, and only then the rest, in program order.  So each load goes
-    as early as its dependences allow, taking its address arithmetic with it, and the arithmetic that
-    consumes loaded values follows them.  Returns positions into ``instrs``."""
+    (addresses, guards), those with the longest chain of loads still ahead of them first (a load whose value
+    is another load's address, and its own address arithmetic, before loads whose values only feed
+    arithmetic: ptxas's critical-path priority, which in spmv_csr_scalar's unrolled row walk issues every
+    ``col[j]`` before the first ``x[col[j]]``), in program order otherwise, and only then the rest, in program
+    order.  So each load goes as early as its dependences allow, taking its address arithmetic with it, and
+    the arithmetic that consumes loaded values follows them.  Returns positions into ``instrs``."""
     n = len(instrs)
     preds: list[set[int]] = [set() for _ in range(n)]
+    raw: list[set[int]] = [set() for _ in range(n)]     # the predecessors whose values j reads
     last_write: dict[int, int] = {}
     reads_since: dict[int, list[int]] = {}
     mem: list[int] = []
@@ -234,6 +246,7 @@ def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
         for r in ins.src_regs:
             if r in last_write:
                 p.add(last_write[r])                                  # RAW
+                raw[j].add(last_write[r])
         for r in ins.dst_regs:
             if r in last_write:
                 p.add(last_write[r])                                  # WAW
@@ -250,7 +263,15 @@ def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
                     p.add(i)
             mem.append(j)
         p.discard(j)
-    # Loads and everything they depend on within the segment go first.
+    # Loads and everything they depend on within the segment go first; among them, those with the longest
+    # chain of loads still to come (a load whose value addresses another load) before the rest.
+    depth = [0] * n
+    for j in range(n - 1, -1, -1):
+        if instrs[j].is_load and not instrs[j].is_store:
+            depth[j] += 1
+        for i in preds[j]:
+            if depth[j] > depth[i] and i in raw[j]:
+                depth[i] = depth[j]
     urgent = [False] * n
     for j in range(n - 1, -1, -1):
         if instrs[j].is_load and not instrs[j].is_store:
@@ -263,16 +284,42 @@ def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
     for j, p in enumerate(preds):
         for i in p:
             succs[i].append(j)
-    ready = [(not urgent[j], j) for j in range(n) if waiting[j] == 0]
-    heapq.heapify(ready)
+
+    # A global or local loaded value is live from its load until its last reader in the segment issues;
+    # with MAX_LIVE_LOADS of them live, the next such load waits while any other instruction is ready.
+    is_load = [bool(i.is_load and not i.is_store and i.mem_space in _LIVE_LIMITED) for i in instrs]
+    readers = [0] * n
+    for j in range(n):
+        for i in raw[j]:
+            readers[i] += 1
+    live = 0
+
+    def key(j):
+        return (not urgent[j], -depth[j] if urgent[j] else 0, j)
+    loads: list[tuple] = []
+    others: list[tuple] = []
+    for j in range(n):
+        if waiting[j] == 0:
+            (loads if is_load[j] else others).append(key(j))
+    heapq.heapify(loads)
+    heapq.heapify(others)
     order: list[int] = []
-    while ready:
-        _, j = heapq.heappop(ready)
+    while loads or others:
+        if others and (not loads or live >= MAX_LIVE_LOADS or others[0] < loads[0]):
+            j = heapq.heappop(others)[2]
+        else:
+            j = heapq.heappop(loads)[2]
         order.append(j)
+        if is_load[j] and readers[j]:
+            live += 1
+        for i in raw[j]:
+            readers[i] -= 1
+            if readers[i] == 0 and is_load[i]:
+                live -= 1
         for k in succs[j]:
             waiting[k] -= 1
             if waiting[k] == 0:
-                heapq.heappush(ready, (not urgent[k], k))
+                heapq.heappush(loads if is_load[k] else others, key(k))
     return order
 
 

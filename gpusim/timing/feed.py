@@ -16,7 +16,7 @@ doubling into new arrays and compact by copying into new ones, and each time the
 the timing model, its SMs and sub-partitions read the new ones (:meth:`GpuTimingModel.rebind`).
 
 Each chunk goes through the ptxas-like passes before it is timed (:func:`gpusim.timing.apply_passes`:
-merged vector accesses) with the groups decided once, on the first chunk (or the whole trace), as ptxas
+merged vector accesses, unrolled loops) with the groups and loops decided once, on the first chunk (or the whole trace), as ptxas
 decides once for the code: every chunk then has the same static instructions.  A whole trace gets exactly
 the passes :func:`gpusim.timing.simulate` gives it; a streamed one gets the groups its first chunk shows
 (whose executions are the only ones known when timing starts).
@@ -60,13 +60,16 @@ class BlockFeed:
     later chunk's in ``admit`` (the :mod:`gpusim.memory.request` contract).  ``warps`` is the timing model's
     list of resident :class:`~gpusim.timing.sm.Warp` objects by launch warp index (None until a warp
     starts, and again once it has retired), which compaction reads and updates.  ``merge_groups``: the
-    ptxas-like passes' decision (:func:`gpusim.timing.merge_groups`), applied to every chunk.  ``rebind``:
+    ptxas-like passes' decision (:func:`gpusim.timing.merge_groups`), applied to every chunk, and
+    ``loops`` the loops they unroll (:func:`gpusim.timing.unrolled_loops`).  ``rebind``:
     called after the row or slot arrays were replaced (the timing model sets it).
     """
 
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
-                 warps: list, merge_groups: list | None = None, launch=None) -> None:
+                 warps: list, merge_groups: list | None = None, loops: list | None = None,
+                 launch=None) -> None:
         self.merge_groups = merge_groups
+        self.loops = loops
         self.launch = launch          # the LaunchResources the memory model's begin() gets
         self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
         first = self.passes(first)
@@ -116,7 +119,7 @@ class BlockFeed:
         """``trace`` (a chunk, or the whole recorded trace) as the timing model runs it: after the
         ptxas-like passes this feed applies to every chunk."""
         from gpusim.timing import apply_passes
-        return apply_passes(trace, self.merge_groups)
+        return apply_passes(trace, self.merge_groups, self.loops)
 
     def _append(self, chunk: KernelTrace, begin: bool) -> None:
         first_block = chunk.first_warp // chunk.warps_per_block if chunk.warps_per_block else 0

@@ -113,3 +113,9 @@ def test_reconvergence_early_return_is_exit():
     k, r = cfg("@%p1 bra DONE;\nmov.u32 %r1, 1;\n@%p2 ret;\nmov.u32 %r2, 2;\nDONE:\nret;")
     # one path may return early: the paths only meet at the kernel's exit
     assert r[0] == len(k.instructions)
+
+
+def test_pragma_nounroll_marks_the_loop_header_it_precedes():
+    k, _ = cfg('mov.u32 %r1, 0;\nLOOP:\n.pragma "nounroll";\nadd.u32 %r1, %r1, 1;\n@%p1 bra LOOP;\n'
+               'AGAIN:\nadd.u32 %r2, %r2, 1;\n@%p2 bra AGAIN;\nret;')
+    assert [i.nounroll for i in k.instructions] == [False, True, False, False, False, False]
