@@ -1,9 +1,10 @@
-"""Which modules of the timing model run compiled, and the switch back to plain Python.
+"""Which modules of the timing model and memory system run compiled, and the switch back to plain Python.
 
-The timing model's hot modules are plain Python (the readable reference model).  Beside each one, a
-Cython "augmenting" ``.pxd`` file declares which attributes and locals are C integers; when Cython and a C
-compiler are there at install time (``pip install -e .``, see ``setup.py``), the same ``.py`` file is
-compiled to an extension module next to it, which Python imports in its place.  Without a compiler the
+The timing model's and the memory system's hot modules are plain Python (the readable reference model).
+Beside each one, a Cython "augmenting" ``.pxd`` file declares which attributes and locals are C numbers
+(and which classes are extension types); when Cython and a C compiler are there at install time
+(``pip install -e .``, see ``setup.py``), the same ``.py`` file is compiled to an extension module next
+to it, which Python imports in its place.  Without a compiler the
 install still succeeds and everything runs as plain Python; both paths give the same numbers
 (``tests/timing/test_compiled.py`` runs both and compares).
 
@@ -23,7 +24,10 @@ import warnings
 from pathlib import Path
 
 # Modules compiled when possible (setup.py builds exactly these; a test checks they agree).
-COMPILED_MODULES: tuple[str, ...] = ("gpusim.timing.sm", "gpusim.timing.schedulers")
+COMPILED_MODULES: tuple[str, ...] = ("gpusim.timing.sm", "gpusim.timing.schedulers", "gpusim.memory.cache",
+                                     "gpusim.memory.const_cache", "gpusim.memory.interconnect",
+                                     "gpusim.memory.dram.mapping", "gpusim.memory.dram.controller",
+                                     "gpusim.memory.system")
 
 PURE_ENV = "GPUSIM_PURE_PYTHON"
 _ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +73,8 @@ def select_implementation() -> None:
     """Called once by ``gpusim/__init__.py``, before any compiled module is imported."""
     if any(isinstance(f, _PlainPythonFinder) for f in sys.meta_path):
         return
-    # All or none: the compiled modules share C types (schedulers.pxd uses sm.pxd's Warp).
+    # All or none: the compiled modules share C types (schedulers.pxd uses sm.pxd's Warp, system.pxd the
+    # caches' and the DRAM controller's classes).
     stale = [] if pure_requested() else [n for n in COMPILED_MODULES if _stale(n)]
     if stale:
         warnings.warn(f"gpusim: {', '.join(stale)} changed since it was compiled; running the timing model as "
@@ -87,18 +92,28 @@ def status() -> dict[str, bool]:
     return out
 
 
+def _grouped(names) -> str:
+    """``timing: sm, schedulers; memory: cache, dram.controller`` for those module names."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        package, _, rest = name.removeprefix("gpusim.").partition(".")
+        groups.setdefault(package, []).append(rest)
+    return "; ".join(f"{package}: {', '.join(mods)}" for package, mods in groups.items())
+
+
 def describe() -> str:
-    """One line for benchmarks and bug reports: which path this process runs."""
+    """One line for benchmarks and bug reports: which path this process runs, module by module."""
     st = status()
-    done = [n.rsplit(".", 1)[1] for n, c in st.items() if c]
+    done = [n for n, c in st.items() if c]
     if len(done) == len(st):
-        return f"compiled ({', '.join(done)})"
+        return f"compiled ({_grouped(done)})"
     if not done:
         if pure_requested():
             why = f"{PURE_ENV} set"
         elif any(_stale(n) for n in st):
-            why = "the compiled build is older than its source: pip install -e . rebuilds it"
+            why = (f"the compiled build of {_grouped(n for n in st if _stale(n))} is older than its source: "
+                   f"pip install -e . rebuilds it")
         else:
             why = "not compiled"
         return f"plain Python ({why})"
-    return f"partly compiled ({', '.join(done)})"
+    return f"partly compiled ({_grouped(done)}; plain Python: {_grouped(n for n in st if n not in done)})"

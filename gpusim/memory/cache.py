@@ -2,6 +2,13 @@
 from __future__ import annotations
 
 import heapq
+from array import array
+
+# ``ready`` of a sector with no fill in flight (below any cycle)
+NO_FILL = -(1 << 62)
+# The set index hashes the line number: (line * _SET_HASH >> 16) % sets.
+_SET_HASH = 2654435761
+_LOW16 = 0xFFFF
 
 
 class SectoredCache:
@@ -20,39 +27,55 @@ class SectoredCache:
     Simplifies: the tag array is updated at request time, not at fill time (a line evicted before its fill
     returns just loses the fill); LRU order is by line, not by sector; no set-dueling, no streaming hints.
     Addresses are sector numbers (byte address // sector size); the caller picks the cache (slice) first.
+
+    The tag array is a way per (set, associativity) slot: ``tag[w]`` the line way ``w`` holds (-1: empty),
+    ``valid[w]``/``dirty[w]`` its sectors' bits, ``used[w]`` when it was last touched (a counter: the
+    least recently used way of a full set is the victim), ``ready[w * spl + k]`` the cycle sector ``k``'s
+    fill is usable (:data:`NO_FILL`: none in flight); ``where`` finds a line's way.  (Arrays of integers,
+    not objects per line, so that the compiled build, ``cache.pxd``, works on C integers.)
     """
 
-    __slots__ = ("n_sets", "ways", "spl", "sets", "pending", "outstanding", "mshrs",
-                 "hits", "misses", "mshr_merges", "mshr_stall_cycles", "evicted_dirty")
+    __slots__ = ("n_sets", "ways", "spl", "where", "tag", "valid", "dirty", "used", "ready", "clock",
+                 "outstanding", "mshrs", "_hash_mod", "hits", "misses", "mshr_merges", "mshr_stall_cycles",
+                 "evicted_dirty")
 
     def __init__(self, size_bytes: int, associativity: int, mshrs: int, line_bytes: int = 128,
                  sector_bytes: int = 32) -> None:
         self.n_sets = max(1, size_bytes // (line_bytes * associativity))
         self.ways = associativity
         self.spl = line_bytes // sector_bytes
-        self.sets: list[dict[int, list[int]]] = [{} for _ in range(self.n_sets)]  # line -> [valid, dirty]
-        self.pending: dict[int, int] = {}      # sector -> cycle its fill is usable
-        self.outstanding: list[int] = []       # heap of fill cycles occupying MSHRs
+        self.where: dict[int, int] = {}              # line -> its way (set * ways + way within the set)
+        self.outstanding: list[int] = []             # heap of fill cycles occupying MSHRs
+        self.clock = 0
+        self.invalidate()                            # the tag array: every way empty
         self.mshrs = mshrs
+        self._hash_mod = _SET_HASH % self.n_sets
         self.hits = self.misses = self.mshr_merges = self.mshr_stall_cycles = self.evicted_dirty = 0
+
+    def set_of(self, line: int) -> int:
+        """The set of ``line``: ``(line * 2654435761 >> 16) % n_sets``, a multiplicative hash, computed in
+        two halves of ``line`` so that no intermediate exceeds 63 bits (lines of 2^47-byte addresses would)."""
+        n = self.n_sets
+        return ((line >> 16) % n * self._hash_mod + ((line & _LOW16) * _SET_HASH >> 16)) % n
 
     def probe(self, now: int, sector: int) -> int:
         """-1 on a miss; else the cycle the sector's data is there (``now``, or a pending fill's cycle)."""
-        line, sub = divmod(sector, self.spl)
-        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
-        e = s.get(line)
-        if e is None or not e[0] >> sub & 1:
+        spl = self.spl
+        line = sector // spl
+        sub = sector - line * spl
+        w = self.where.get(line, -1)
+        if w < 0 or not self.valid[w] >> sub & 1:
             self.misses += 1
             return -1
-        del s[line]                 # dicts keep insertion order: re-inserting makes it most recent
-        s[line] = e
+        self.clock += 1
+        self.used[w] = self.clock
         self.hits += 1
-        r = self.pending.get(sector)
-        if r is not None:
-            if r > now:
-                self.mshr_merges += 1
-                return r
-            del self.pending[sector]
+        k = w * spl + sub
+        r = self.ready[k]
+        if r > now:
+            self.mshr_merges += 1
+            return r
+        self.ready[k] = NO_FILL
         return now
 
     def mshr_start(self, now: int) -> int:
@@ -66,32 +89,47 @@ class SectoredCache:
             return t
         return now
 
-    def _line_entry(self, line: int, evicted: list[int] | None) -> list[int]:
-        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
-        e = s.get(line)
-        if e is None:
-            if len(s) >= self.ways:
-                victim = next(iter(s))
-                v_valid, v_dirty = s.pop(victim)
-                base = victim * self.spl
-                for k in range(self.spl):
+    def _way(self, line: int, evicted: list[int] | None) -> int:
+        """The way holding ``line``, allocated (empty) if it has none, made most recently used."""
+        w = self.where.get(line, -1)
+        if w < 0:
+            spl = self.spl
+            first = self.set_of(line) * self.ways
+            w = first
+            for x in range(first, first + self.ways):
+                if self.tag[x] < 0:             # an empty way
+                    w = x
+                    break
+                if self.used[x] < self.used[w]:
+                    w = x
+            else:                               # the set is full: evict its least recently used line
+                victim = self.tag[w]
+                del self.where[victim]
+                v_valid = self.valid[w]
+                v_dirty = self.dirty[w]
+                base = victim * spl
+                for k in range(spl):
                     if v_valid >> k & 1:
-                        self.pending.pop(base + k, None)
+                        self.ready[w * spl + k] = NO_FILL
                     if v_dirty >> k & 1 and evicted is not None:
                         evicted.append(base + k)
                         self.evicted_dirty += 1
-            e = [0, 0]
-        else:
-            del s[line]
-        s[line] = e
-        return e
+            self.tag[w] = line
+            self.valid[w] = 0
+            self.dirty[w] = 0
+            self.where[line] = w
+        self.clock += 1
+        self.used[w] = self.clock
+        return w
 
     def fill(self, sector: int, ready: int, evicted: list[int] | None = None) -> None:
         """Allocate the sector, usable from cycle ``ready``; dirty sectors of an evicted line go to ``evicted``."""
-        line, sub = divmod(sector, self.spl)
-        e = self._line_entry(line, evicted)
-        e[0] |= 1 << sub
-        self.pending[sector] = ready
+        spl = self.spl
+        line = sector // spl
+        sub = sector - line * spl
+        w = self._way(line, evicted)
+        self.valid[w] |= 1 << sub
+        self.ready[w * spl + sub] = ready
         if self.mshrs:
             heapq.heappush(self.outstanding, ready)
 
@@ -99,40 +137,48 @@ class SectoredCache:
         """A fill that a requester outside the simulation started: the sector is allocated (usable from
         ``ready``) as :meth:`fill` would, or made most recent if present; no counter moves and no MSHR is
         taken (the requester's own)."""
-        line, sub = divmod(sector, self.spl)
-        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
-        e = s.get(line)
-        if e is not None and e[0] >> sub & 1:
-            del s[line]
-            s[line] = e
+        spl = self.spl
+        line = sector // spl
+        sub = sector - line * spl
+        w = self.where.get(line, -1)
+        if w >= 0 and self.valid[w] >> sub & 1:
+            self.clock += 1
+            self.used[w] = self.clock
             return
-        e = self._line_entry(line, evicted)
-        e[0] |= 1 << sub
-        self.pending[sector] = ready
+        w = self._way(line, evicted)
+        self.valid[w] |= 1 << sub
+        self.ready[w * spl + sub] = ready
 
     def write(self, sector: int, allocate: bool, evicted: list[int] | None = None) -> bool:
         """Write a whole sector: returns whether it was present.  With ``allocate`` a missing sector is
         allocated dirty without fetching it (the write covers it); without, a miss changes nothing."""
-        line, sub = divmod(sector, self.spl)
-        s = self.sets[(line * 2654435761 >> 16) % self.n_sets]
-        e = s.get(line)
-        present = e is not None and bool(e[0] >> sub & 1)
+        spl = self.spl
+        line = sector // spl
+        sub = sector - line * spl
+        w = self.where.get(line, -1)
+        present = w >= 0 and self.valid[w] >> sub & 1 != 0
         if present or allocate:
-            e = self._line_entry(line, evicted)
-            e[0] |= 1 << sub
+            w = self._way(line, evicted)
+            self.valid[w] |= 1 << sub
             if allocate:
-                e[1] |= 1 << sub
+                self.dirty[w] |= 1 << sub
         return present
 
     def dirty_sectors(self) -> list[int]:
+        """Every dirty sector, set by set, least recently used line first."""
         out = []
-        for s in self.sets:
-            for line, (_valid, dirty) in s.items():
-                out.extend(line * self.spl + k for k in range(self.spl) if dirty >> k & 1)
+        for first in range(0, self.n_sets * self.ways, self.ways):
+            for w in sorted(range(first, first + self.ways), key=self.used.__getitem__):
+                if self.tag[w] >= 0:
+                    out.extend(self.tag[w] * self.spl + k for k in range(self.spl) if self.dirty[w] >> k & 1)
         return out
 
     def invalidate(self) -> None:
-        for s in self.sets:
-            s.clear()
-        self.pending.clear()
+        n = self.n_sets * self.ways
+        self.where.clear()
+        self.tag = array("q", [-1]) * n
+        self.valid = array("q", [0]) * n
+        self.dirty = array("q", [0]) * n
+        self.used = array("q", [0]) * n
+        self.ready = array("q", [NO_FILL]) * (n * self.spl)
         self.outstanding.clear()

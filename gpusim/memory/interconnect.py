@@ -1,6 +1,8 @@
 """The crossbar between SMs and L2 slices."""
 from __future__ import annotations
 
+from array import array
+
 
 class Crossbar:
     """SM <-> L2-slice network: a fixed traversal latency each way, and each SM's port.
@@ -22,8 +24,8 @@ class Crossbar:
     def __init__(self, n_sm: int, latency_cycles: int, bytes_per_cycle: float, sector_bytes: int = 32) -> None:
         self.latency = latency_cycles
         self.sector_cycles = sector_bytes / float(bytes_per_cycle)
-        self.out_free = [0.0] * n_sm
-        self.in_free = [0.0] * n_sm
+        self.out_free = array("d", [0.0]) * n_sm
+        self.in_free = array("d", [0.0]) * n_sm
         self.bytes_moved = 0
 
     def send(self, t: float, sm: int, sectors_out: int, sectors_in: int) -> float:

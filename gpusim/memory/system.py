@@ -22,13 +22,14 @@ alone exceed its DRAM latency is rejected.
 from __future__ import annotations
 
 import math
+from array import array
 from heapq import heappop, heappush
 from typing import Sequence
 
 from gpusim.errors import ConfigError
 from gpusim.memory.cache import SectoredCache
 from gpusim.memory.const_cache import ConstantCache
-from gpusim.memory.dram import DramController, UnlimitedDram
+from gpusim.memory.dram.controller import DramController, UnlimitedDram
 from gpusim.memory.interconnect import Crossbar
 from gpusim.memory.request import (ATOMIC, ATOMIC_FLOAT, ATOMIC_RETURNS, LOAD, STORE, LaunchResources,
                                    MemoryRequest)
@@ -36,6 +37,12 @@ from isa.units import MemSpace
 
 SHARED, CONST, PARAM = MemSpace.SHARED, MemSpace.CONST, MemSpace.PARAM
 _POPCOUNT4 = tuple(bin(m).count("1") for m in range(16))       # sectors in a line's 4-bit sector mask
+
+
+def _ceil(x: float) -> int:
+    """``math.ceil(x)``, in a form the compiled build turns into C (a cast, not a call into Python)."""
+    c = int(x)
+    return c + 1 if c < x else c
 
 
 class MemorySystem:
@@ -84,6 +91,7 @@ class MemorySystem:
         self.n_slices = l2.slices
         self.l1_hit = spec.l1.hit_latency_cycles
         self.icnt_latency = spec.interconnect.latency_cycles
+        self.tags_per_cycle = spec.l1.tags_per_cycle
         self.miss_cycles = 1.0 / spec.l1.miss_lines_per_cycle
         self.l1_bytes = spec.l1.size_bytes
         self.inflight_lines = self.l1_bytes // spec.l1.line_bytes
@@ -116,12 +124,12 @@ class MemorySystem:
             raise ConfigError(f"memory.dram.latency_ns: {spec.dram.latency_ns} ns is below the DRAM core read "
                               f"({core_read_ck} clocks at {self.dram_mhz} MHz)")
         self._dram_idle_read_ck = core_read_ck
-        self.sm_partition = [s * l2.partitions // self.n_sm for s in range(self.n_sm)]
-        self.slice_partition = [s * l2.partitions // l2.slices for s in range(l2.slices)]
+        self.sm_partition = array("q", [s * l2.partitions // self.n_sm for s in range(self.n_sm)])
+        self.slice_partition = array("q", [s * l2.partitions // l2.slices for s in range(l2.slices)])
         self._shared_wpc = spec.shared.wavefronts_per_cycle
         self._shared_latency = spec.shared.latency_cycles
         # bank cycles per wavefront by op: an atomic is a read-modify-write
-        self._shared_cycles = [1, 1, 1]
+        self._shared_cycles = array("q", [1, 1, 1])
         self._shared_cycles[ATOMIC] = spec.shared.atomic_cycles_per_op
         self._reset_state()
 
@@ -133,14 +141,14 @@ class MemorySystem:
         self.l2 = [None] * self.n_slices
         self.icnt = Crossbar(self.n_sm, spec.interconnect.latency_cycles, spec.interconnect.bytes_per_cycle_per_port,
                              spec.l1.sector_bytes)
-        self.l1_free = [0] * self.n_sm
-        self.miss_free = [0.0] * self.n_sm
+        self.l1_free = array("q", [0]) * self.n_sm
+        self.miss_free = array("d", [0.0]) * self.n_sm
         self.inflight: list[list[float]] = [[] for _ in range(self.n_sm)]    # per SM: release cycles, a heap
         self.inflight_waits = 0
         self.inflight_wait_cycles = 0.0
-        self.shared_free = [0] * self.n_sm
-        self.const_free = [0] * self.n_sm
-        self.slice_free = [0.0] * self.n_slices
+        self.shared_free = array("q", [0]) * self.n_sm
+        self.const_free = array("q", [0]) * self.n_sm
+        self.slice_free = array("d", [0.0]) * self.n_slices
         self.lrc: dict[int, float] = {}      # sector -> cycle its read data leaves the slice (in flight)
         self.lrc_merged = 0
         self.lrc_limit = 1 << 17
@@ -241,9 +249,8 @@ class MemorySystem:
         ready = int(now) + math.ceil(self.spec.l2.hit_latency_near_cycles
                                      + self.spec.dram.latency_ns * self.core_mhz / 1000.0)
         evicted: list[int] = []
-        l2, slice_of = self._l2, self.slice_of
         for sector in sectors:
-            l2(slice_of(sector)).warm(sector, ready, evicted)
+            self._l2(self.slice_of(sector)).warm(sector, ready, evicted)
         if evicted:
             self._write_back(now, evicted)
 
@@ -289,7 +296,7 @@ class MemorySystem:
         return self._global_atomic(now, sm, request)
 
     def _tag_stage(self, now, sm, request):
-        passes = max(1, -(-request.lines // self.spec.l1.tags_per_cycle))
+        passes = max(1, -(-request.lines // self.tags_per_cycle))
         start = max(now, self.l1_free[sm])
         self.l1_free[sm] = start + passes
         return start + passes - 1, passes
@@ -345,7 +352,7 @@ class MemorySystem:
                 ready = r
         if sent > t:
             # the LSU path waited for an L1 line to free: nothing else passes meanwhile
-            return ready, max(passes, math.ceil(sent) - now + 1)
+            return ready, max(passes, _ceil(sent) - now + 1)
         return ready, passes
 
     def _read_line(self, t, sm, line, mask, bypass):
@@ -354,7 +361,7 @@ class MemorySystem:
         t = self._line_slot(t, sm)
         m = self._send(t, sm, 0, _POPCOUNT4[mask])
         icnt = self.icnt_latency - self._read_icnt_cut       # the latency what-if cuts the trips
-        back = math.ceil(self._slice_read(m + icnt, sm, line, mask) + icnt) + self.l1_hit
+        back = _ceil(self._slice_read(m + icnt, sm, line, mask) + icnt) + self.l1_hit
         heappush(self.inflight[sm], back)
         if not bypass:
             l1 = self.l1[sm]
@@ -379,8 +386,8 @@ class MemorySystem:
         n = 0
         for k in range(4):
             if mask >> k & 1:
-                d = lrc.get(base + k)
-                if d is not None and d >= arrive:
+                d = lrc.get(base + k, -1.0)
+                if d >= arrive:
                     self.lrc_merged += 1
                     mask ^= 1 << k
                     if d > data:
@@ -440,10 +447,10 @@ class MemorySystem:
         if latency_free:
             arrival_ck = int(m * self._ck_per_core)
             done_ck = self.dram.access(arrival_ck, sector * 32, False)
-            r = m + math.ceil(max(0, done_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
+            r = m + _ceil(max(0, done_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
         else:
             done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
-            r = math.ceil(done_ck * self._core_per_ck)
+            r = _ceil(done_ck * self._core_per_ck)
         evicted: list[int] = []
         l2.fill(sector, r, evicted)
         if evicted:
@@ -484,9 +491,9 @@ class MemorySystem:
         if mask:
             left, slot = self._write_line(slot, sm, line, mask)
         # accepted when its last line has left the SM
-        ready = max(t + 1, math.ceil(left) + 1)
+        ready = max(t + 1, _ceil(left) + 1)
         if slot > t:
-            return ready, max(passes, math.ceil(slot) - now + 1)
+            return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes
 
     def _write_line(self, t, sm, line, mask) -> tuple[float, float]:
@@ -572,7 +579,7 @@ class MemorySystem:
                 done = start + op_cycles
             atom_free[word] = done
             self.atomic_serialised += count - 1
-            back = math.ceil(done + far + self.slice_latency + self.icnt_latency) + self.l1_hit
+            back = _ceil(done + far + self.slice_latency + self.icnt_latency) + self.l1_hit
             if back > sector_back:
                 sector_back = back
             if back > ready:
@@ -582,7 +589,7 @@ class MemorySystem:
         if len(atom_free) > 1 << 16:
             self.atom_free = {a: c for a, c in atom_free.items() if c > now}
         if slot > t:
-            return ready, max(passes, math.ceil(slot) - now + 1)
+            return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes
 
     def _constant(self, now, sm, request):
@@ -596,13 +603,14 @@ class MemorySystem:
         cc.serialised_cycles += busy - 1
         t = start + busy - 1
         ready = t + spec.hit_latency_cycles
+        cache = cc.cache
         for sector in request.sectors:
-            r = cc.cache.probe(t, sector)
+            r = cache.probe(t, sector)
             if r < 0:
-                arrive = cc.cache.mshr_start(t) + self.icnt_latency
-                r = math.ceil(self._slice_read(arrive, sm, sector >> 2, 1 << (sector & 3)) + self.icnt_latency) + \
+                arrive = cache.mshr_start(t) + self.icnt_latency
+                r = _ceil(self._slice_read(arrive, sm, sector >> 2, 1 << (sector & 3)) + self.icnt_latency) + \
                     self.l1_hit
-                cc.cache.fill(sector, r)
+                cache.fill(sector, r)
             if r > ready:
                 ready = r
         return ready, busy

@@ -8,6 +8,7 @@ from SM cycles.
 from __future__ import annotations
 
 import bisect
+from array import array
 from enum import IntEnum
 from typing import NamedTuple
 
@@ -106,24 +107,34 @@ class DramChannel:
                  "bank_col_ready", "bank_epoch", "acts", "bg_acts", "bg_cols", "last_read_col",
                  "last_write_end", "slot_ck", "bus", "bus_max_slot", "refresh_offset", "n_banks",
                  "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
-                 "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group")
+                 "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group",
+                 "nBL", "nCL", "nCWL", "nRTW", "nWTR_S", "nRCD", "nRCDW", "nRP", "nRAS", "nRC", "nRTP", "nWR",
+                 "nCCD_L", "nRRD_S", "nRRD_L", "nFAW", "nREFI", "nRFCpb")
 
     def __init__(self, timings: DramTimings, bank_groups: int, banks_per_group: int, row_policy: str = "open",
                  refresh_offset: int = 0, observer=None, index: int = 0) -> None:
         if row_policy not in ROW_POLICIES:
             raise ConfigError(f"memory.dram.row_policy: {row_policy!r}; expected one of {', '.join(ROW_POLICIES)}")
         self.t = timings
+        # the timings this channel uses, in CK (copied: the compiled build keeps them as C integers)
+        self.nBL, self.nCL, self.nCWL, self.nRTW, self.nWTR_S = (timings.nBL, timings.nCL, timings.nCWL,
+                                                                  timings.nRTW, timings.nWTR_S)
+        self.nRCD, self.nRCDW, self.nRP, self.nRAS, self.nRC = (timings.nRCD, timings.nRCDW, timings.nRP,
+                                                                 timings.nRAS, timings.nRC)
+        self.nRTP, self.nWR, self.nCCD_L, self.nRRD_S, self.nRRD_L, self.nFAW = (
+            timings.nRTP, timings.nWR, timings.nCCD_L, timings.nRRD_S, timings.nRRD_L, timings.nFAW)
+        self.nREFI, self.nRFCpb = timings.nREFI, timings.nRFCpb
         self.observer = observer           # gets a DramCommand per command (gpusim.timing.hooks)
         self.index = index                 # this channel's number in the controller
         self.policy_closed = row_policy == "closed"
         n = bank_groups * banks_per_group
         self.n_banks = n
         self.banks_per_group = banks_per_group
-        self.open_row = [-1] * n
-        self.bank_next_act = [0] * n
-        self.bank_next_pre = [0] * n
-        self.bank_col_ready = [0] * n
-        self.bank_epoch = [0] * n
+        self.open_row = array("q", [-1]) * n
+        self.bank_next_act = array("q", [0]) * n
+        self.bank_next_pre = array("q", [0]) * n
+        self.bank_col_ready = array("q", [0]) * n
+        self.bank_epoch = array("q", [0]) * n
         # recent ACT and column-command cycles (sorted, bounded) for the spacing rules
         self.acts: list[int] = []
         self.bg_acts: list[list[int]] = [[] for _ in range(bank_groups)]
@@ -135,17 +146,17 @@ class DramChannel:
         self.bus_max_slot = 0
         self.refresh_offset = refresh_offset
         self.reads = self.writes = self.row_hits = self.row_misses = self.row_conflicts = self.busy_ck = 0
-        self.bank_reads = [0] * n
-        self.bank_writes = [0] * n
-        self.bank_hits = [0] * n
-        self.bank_misses = [0] * n
-        self.bank_conflicts = [0] * n
+        self.bank_reads = array("q", [0]) * n
+        self.bank_writes = array("q", [0]) * n
+        self.bank_hits = array("q", [0]) * n
+        self.bank_misses = array("q", [0]) * n
+        self.bank_conflicts = array("q", [0]) * n
 
     def _outside_refresh(self, t: int, bank: int) -> int:
         # Per-bank refresh (HBM's REFpb): bank b of this channel refreshes for nRFCpb once every nREFI, the
         # banks staggered evenly over the interval so the others keep the bus busy meanwhile.
-        phase = (t - self.refresh_offset - bank * self.t.nREFI // self.n_banks) % self.t.nREFI
-        return t + (self.t.nRFCpb - phase) if phase < self.t.nRFCpb else t
+        phase = (t - self.refresh_offset - bank * self.nREFI // self.n_banks) % self.nREFI
+        return t + (self.nRFCpb - phase) if phase < self.nRFCpb else t
 
     def _free_slot(self, slot: int) -> int:
         """The first free data-bus slot at or after ``slot`` (path-compressed walk over taken slots)."""
@@ -171,18 +182,17 @@ class DramChannel:
     def _act_slot(self, t: int, bg: int, bank: int) -> int:
         """Earliest ACT cycle >= t that keeps nRRD_L (same bank group), nRRD_S and nFAW with every recent
         ACT, earlier *or later* (so a ready bank may activate in a gap before an ACT already planned)."""
-        T = self.t
         acts, bg_acts = self.acts, self.bg_acts[bg]
         for _ in range(64):
             t0 = t
-            t = _spaced(bg_acts, t, T.nRRD_L)
-            t = _spaced(acts, t, T.nRRD_S)
+            t = _spaced(bg_acts, t, self.nRRD_L)
+            t = _spaced(acts, t, self.nRRD_S)
             t = self._outside_refresh(t, bank)
             p = bisect.bisect_left(acts, t)
             merged = acts[:p] + [t] + acts[p:]
             for k in range(max(0, p - 4), p + 1):
-                if k + 4 < len(merged) and merged[k + 4] - merged[k] < T.nFAW:
-                    t = max(t + 1, merged[k] + T.nFAW)
+                if k + 4 < len(merged) and merged[k + 4] - merged[k] < self.nFAW:
+                    t = max(t + 1, merged[k] + self.nFAW)
                     break
             if t == t0:
                 break
@@ -192,11 +202,10 @@ class DramChannel:
 
     def access(self, arrival: int, bank: int, row: int, is_write: bool) -> int:
         """Serve one burst arriving at CK ``arrival``; returns the CK its data transfer ends."""
-        T = self.t
         obs = self.observer
         bg = bank // self.banks_per_group
         arrival = self._outside_refresh(arrival, bank)
-        epoch = (arrival - self.refresh_offset - bank * T.nREFI // self.n_banks) // T.nREFI
+        epoch = (arrival - self.refresh_offset - bank * self.nREFI // self.n_banks) // self.nREFI
         if self.bank_epoch[bank] != epoch:
             self.bank_epoch[bank] = epoch
             self.open_row[bank] = -1           # a refresh precharged the bank since its last access
@@ -211,57 +220,57 @@ class DramChannel:
             else:
                 kind = CONFLICT
                 pre = max(arrival, self.bank_next_pre[bank])
-                act = max(pre + T.nRP, self.bank_next_act[bank])
+                act = max(pre + self.nRP, self.bank_next_act[bank])
                 if obs is not None:
                     obs.on_dram_command(_event(DramCommand, (pre, self.index, bank, PRE, kind)))
             act = self._act_slot(self._outside_refresh(act, bank), bg, bank)
-            self.bank_next_act[bank] = act + T.nRC
-            self.bank_next_pre[bank] = act + T.nRAS
+            self.bank_next_act[bank] = act + self.nRC
+            self.bank_next_pre[bank] = act + self.nRAS
             self.open_row[bank] = row
-            col = act + (T.nRCDW if is_write else T.nRCD)
+            col = act + (self.nRCDW if is_write else self.nRCD)
             self.bank_col_ready[bank] = col
             if obs is not None:
                 obs.on_dram_command(_event(DramCommand, (act, self.index, bank, ACT, kind)))
         if is_write:
-            col = max(col, self.last_read_col + T.nRTW)
-            cas = T.nCWL
+            col = max(col, self.last_read_col + self.nRTW)
+            cas = self.nCWL
         else:
-            col = max(col, self.last_write_end + T.nWTR_S)
-            cas = T.nCL
+            col = max(col, self.last_write_end + self.nWTR_S)
+            cas = self.nCL
         slot_ck = self.slot_ck
         bg_cols = self.bg_cols[bg]
         slot = -(-(col + cas) // slot_ck)
         while True:
             slot = self._free_slot(slot)
             col = slot * slot_ck - cas
-            spaced = _spaced(bg_cols, col, T.nCCD_L)
+            spaced = _spaced(bg_cols, col, self.nCCD_L)
             if spaced == col:
                 break
             slot = -(-(spaced + cas) // slot_ck)
         self._claim(slot)
         _remember(bg_cols, col)
         data_start = slot * slot_ck
-        data_end = data_start + T.nBL
+        data_end = data_start + self.nBL
         if is_write:
             if data_end > self.last_write_end:
                 self.last_write_end = data_end
-            self.bank_next_pre[bank] = max(self.bank_next_pre[bank], data_end + T.nWR)
+            self.bank_next_pre[bank] = max(self.bank_next_pre[bank], data_end + self.nWR)
             self.writes += 1
             self.bank_writes[bank] += 1
         else:
             if col > self.last_read_col:
                 self.last_read_col = col
-            self.bank_next_pre[bank] = max(self.bank_next_pre[bank], col + T.nRTP)
+            self.bank_next_pre[bank] = max(self.bank_next_pre[bank], col + self.nRTP)
             self.reads += 1
             self.bank_reads[bank] += 1
         if self.policy_closed:
-            self.bank_next_act[bank] = max(self.bank_next_act[bank], self.bank_next_pre[bank] + T.nRP)
+            self.bank_next_act[bank] = max(self.bank_next_act[bank], self.bank_next_pre[bank] + self.nRP)
             self.open_row[bank] = -1
-        self.busy_ck += T.nBL
-        if kind == HIT:
+        self.busy_ck += self.nBL
+        if kind is HIT:
             self.row_hits += 1
             self.bank_hits[bank] += 1
-        elif kind == MISS:
+        elif kind is MISS:
             self.row_misses += 1
             self.bank_misses[bank] += 1
         else:
@@ -296,14 +305,13 @@ class DramController:
             raise ConfigError(f"memory.dram.address_mapping: unknown mapping {spec.address_mapping!r}; known: "
                               f"{', '.join(sorted(ADDRESS_MAPPINGS))}")
         self.mapping = ADDRESS_MAPPINGS[spec.address_mapping](n, org)
-        self._map = self.mapping.map
         self.channels = [DramChannel(self.timings, org.bank_groups, org.banks_per_group, spec.row_policy,
                                      refresh_offset=(c * self.timings.nREFI) // n, observer=observer, index=c)
                          for c in range(n)]
 
     def access(self, arrival_ck: int, address: int, is_write: bool = False) -> int:
         """One 32 B burst at byte ``address`` arriving at CK ``arrival_ck``; returns the CK its data is done."""
-        ch, _bg, bank, row = self._map(address // self.burst_bytes)
+        ch, _bg, bank, row = self.mapping.map(address // self.burst_bytes)
         return self.channels[ch].access(arrival_ck, bank, row, is_write)
 
     def closed_row_read_ck(self) -> int:
@@ -359,7 +367,7 @@ class UnlimitedDram(DramController):
         self._latency_ck = self.closed_row_read_ck()
 
     def access(self, arrival_ck: int, address: int, is_write: bool = False) -> int:
-        ch, _bg, bank, _row = self._map(address // self.burst_bytes)
+        ch, _bg, bank, _row = self.mapping.map(address // self.burst_bytes)
         c = self.channels[ch]
         if is_write:
             c.writes += 1

@@ -38,19 +38,23 @@ class AddressMapping:
         self.n_channels = n_channels
         self.banks_per_group = org.banks_per_group
         self.xor_channel = xor_channel
+        # each field as (divisor, size): its value is burst // divisor % size; a field not named is 0
+        place = {}
+        divisor = 1
+        for f, size in self.fields:
+            place[f] = (divisor, size)
+            divisor *= size
+        self._ch_div, self._ch_size = place.get("channel", (1, 1))
+        self._bg_div, self._bg_size = place.get("bank_group", (1, 1))
+        self._bank_div, self._bank_size = place.get("bank", (1, 1))
+        self._row_div = divisor
 
     def map(self, burst: int) -> tuple[int, int, int, int]:
         """-> (channel, bank group, flat bank index within the channel, row)."""
-        ch = bg = bank = 0
-        for name, size in self.fields:
-            burst, v = divmod(burst, size)
-            if name == "channel":
-                ch = v
-            elif name == "bank_group":
-                bg = v
-            elif name == "bank":
-                bank = v
-        row = burst
+        ch = burst // self._ch_div % self._ch_size
+        bg = burst // self._bg_div % self._bg_size
+        bank = burst // self._bank_div % self._bank_size
+        row = burst // self._row_div
         if self.xor_channel:
             ch = (ch + row * 7 + (bg * self.banks_per_group + bank) * 13) % self.n_channels
         return ch, bg, bg * self.banks_per_group + bank, row

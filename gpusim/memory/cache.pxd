@@ -1,0 +1,38 @@
+# C types for the compiled build of cache.py (Cython's "augmenting .pxd": cache.py stays the plain-Python
+# model, this file only says which attributes and locals are C integers).  See gpusim/compiled.py.
+
+cimport cython
+
+cdef long long NO_FILL, _SET_HASH, _LOW16
+
+
+@cython.final
+cdef class SectoredCache:
+    cdef public long long n_sets, ways, spl, clock, mshrs, _hash_mod
+    cdef public long long hits, misses, mshr_merges, mshr_stall_cycles, evicted_dirty
+    cdef public dict where
+    cdef public long long[:] tag, valid, dirty, used, ready
+    cdef public list outstanding
+
+    @cython.locals(n="long long")
+    cpdef long long set_of(self, long long line)
+
+    @cython.locals(spl="long long", line="long long", sub="long long", w="long long", k="long long",
+                   r="long long")
+    cpdef long long probe(self, long long now, long long sector)
+
+    @cython.locals(heap=list, t="long long")
+    cpdef long long mshr_start(self, long long now)
+
+    @cython.locals(w="long long", spl="long long", first="long long", x="long long", victim="long long",
+                   v_valid="long long", v_dirty="long long", base="long long", k="long long")
+    cdef long long _way(self, long long line, list evicted)
+
+    @cython.locals(spl="long long", line="long long", sub="long long", w="long long")
+    cpdef void fill(self, long long sector, long long ready, list evicted=*)
+
+    @cython.locals(spl="long long", line="long long", sub="long long", w="long long")
+    cpdef void warm(self, long long sector, long long ready, list evicted=*)
+
+    @cython.locals(spl="long long", line="long long", sub="long long", w="long long", present=bint)
+    cpdef bint write(self, long long sector, bint allocate, list evicted=*)

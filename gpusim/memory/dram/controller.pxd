@@ -1,0 +1,61 @@
+# C types for the compiled build of controller.py (see gpusim/memory/cache.pxd and gpusim/compiled.py).
+
+cimport cython
+from gpusim.memory.dram.mapping cimport AddressMapping
+
+cdef long long _PRUNE_SLOTS, _RECENT
+
+
+@cython.locals(i="Py_ssize_t", n="Py_ssize_t", x="long long")
+cdef long long _spaced(list times, long long t, long long gap)
+
+cdef void _remember(list times, long long t)
+
+
+@cython.final
+cdef class DramChannel:
+    cdef public object t, observer
+    cdef public long long index, n_banks, banks_per_group, refresh_offset, slot_ck, bus_max_slot
+    cdef public bint policy_closed
+    cdef public long long nBL, nCL, nCWL, nRTW, nWTR_S, nRCD, nRCDW, nRP, nRAS, nRC, nRTP, nWR
+    cdef public long long nCCD_L, nRRD_S, nRRD_L, nFAW, nREFI, nRFCpb
+    cdef public long long[:] open_row, bank_next_act, bank_next_pre, bank_col_ready, bank_epoch
+    cdef public long long[:] bank_reads, bank_writes, bank_hits, bank_misses, bank_conflicts
+    cdef public list acts, bg_acts, bg_cols
+    cdef public long long last_read_col, last_write_end
+    cdef public dict bus
+    cdef public long long reads, writes, row_hits, row_misses, row_conflicts, busy_ck
+
+    @cython.locals(phase="long long")
+    cdef long long _outside_refresh(self, long long t, long long bank)
+
+    @cython.locals(bus=dict, path=list)
+    cdef long long _free_slot(self, long long slot)
+
+    @cython.locals(bus=dict, horizon="long long")
+    cdef void _claim(self, long long slot)
+
+    @cython.locals(acts=list, bg_acts=list, t0="long long", p="Py_ssize_t", k="Py_ssize_t", merged=list)
+    cdef long long _act_slot(self, long long t, long long bg, long long bank)
+
+    @cython.locals(bg="long long", epoch="long long", open_row="long long", col="long long", act="long long",
+                   pre="long long", cas="long long", slot_ck="long long", bg_cols=list, slot="long long",
+                   spaced="long long", data_start="long long", data_end="long long")
+    cpdef long long access(self, long long arrival, long long bank, long long row, bint is_write)
+
+
+cdef class DramController:
+    cdef public object spec, timings
+    cdef public long long n_channels, burst_bytes
+    cdef public AddressMapping mapping
+    cdef public list channels
+
+    @cython.locals(ch="long long", bank="long long", row="long long", c=DramChannel)
+    cpdef long long access(self, long long arrival_ck, long long address, bint is_write=*)
+
+
+cdef class UnlimitedDram(DramController):
+    cdef public long long _latency_ck
+
+    @cython.locals(ch="long long", bank="long long", c=DramChannel)
+    cpdef long long access(self, long long arrival_ck, long long address, bint is_write=*)

@@ -1,0 +1,106 @@
+# C types for the compiled build of system.py (Cython's "augmenting .pxd": system.py stays the plain-Python
+# model, this file only says which attributes and locals are C numbers).  See gpusim/compiled.py.
+
+cimport cython
+from gpusim.memory.cache cimport SectoredCache
+from gpusim.memory.const_cache cimport ConstantCache
+from gpusim.memory.dram.controller cimport DramController
+from gpusim.memory.interconnect cimport Crossbar
+
+cdef tuple _POPCOUNT4
+cdef object SHARED, CONST, PARAM
+
+
+@cython.locals(c="long long")
+cdef long long _ceil(double x)
+
+
+@cython.final
+cdef class MemorySystem:
+    cdef public object gpu, spec
+    cdef public long long n_sm, n_slices, l1_hit, icnt_latency, tags_per_cycle, l1_bytes, inflight_lines
+    cdef public long long slice_latency, far_extra, _read_icnt_cut, dram_overhead_ck, _dram_idle_read_ck
+    cdef public long long _shared_wpc, _shared_latency
+    cdef public double core_mhz, miss_cycles, l2_mhz, slice_request_cycles, slice_sector_cycles
+    cdef public double _atom_same, _atom_same_float, _atom_request, _atom_return_request, _atom_word
+    cdef public double _atom_return_word, dram_mhz, _ck_per_core, _core_per_ck
+    cdef public DramController dram
+    cdef public bint atomics_serialise, latency_free_reads
+    cdef public long long[:] sm_partition, slice_partition, _shared_cycles, l1_free, shared_free, const_free
+    cdef public double[:] miss_free, slice_free
+    cdef public list l1, const, l2, inflight
+    cdef public Crossbar icnt
+    cdef public long long inflight_waits, lrc_merged, lrc_limit, fabric_sectors, tex_sectors
+    cdef public long long l2_reads, l2_writes, l2_atoms, atomic_serialised
+    cdef public double inflight_wait_cycles
+    cdef public dict lrc, atom_free
+    cdef public set _params_installed
+
+    @cython.locals(c=SectoredCache)
+    cdef SectoredCache _l1(self, long long sm)
+
+    @cython.locals(c=SectoredCache)
+    cdef SectoredCache _l2(self, long long sl)
+
+    @cython.locals(c=ConstantCache)
+    cdef ConstantCache _const(self, long long sm)
+
+    @cython.locals(line="long long")
+    cpdef long long slice_of(self, long long sector)
+
+    cpdef long long slice_of_line(self, long long line)
+
+    @cython.locals(busy="long long", start="long long", op="long long")
+    cpdef tuple access(self, long long now, long long sm, object request)
+
+    @cython.locals(passes="long long", start="long long")
+    cdef tuple _tag_stage(self, long long now, long long sm, object request)
+
+    @cython.locals(held=list, free=double)
+    cdef double _line_slot(self, double t, long long sm)
+
+    @cython.locals(m=double)
+    cdef double _send(self, double t, long long sm, long long sectors_out, long long sectors_in)
+
+    @cython.locals(t="long long", passes="long long", ready="long long", l1=SectoredCache, bypass=bint,
+                   sent=double, line="long long", mask="long long", sector="long long", r="long long",
+                   ln="long long")
+    cdef tuple _global_load(self, long long now, long long sm, object request)
+
+    @cython.locals(m=double, icnt="long long", back="long long", l1=SectoredCache, base="long long",
+                   k="long long")
+    cdef tuple _read_line(self, double t, long long sm, long long line, long long mask, bint bypass)
+
+    @cython.locals(base="long long", lrc=dict, data=double, n="long long", k="long long", d=double,
+                   sl="long long", start=double, cost=double, far=bint, l2=SectoredCache, tag="long long",
+                   ready=double, far_misses="long long", r="long long")
+    cdef double _slice_read(self, double arrive, long long sm, long long line, long long mask)
+
+    @cython.locals(m="long long", arrival_ck="long long", done_ck="long long", r="long long", evicted=list)
+    cdef long long _dram_fill(self, long long t, long long sector, SectoredCache l2, bint latency_free=*)
+
+    @cython.locals(l2=SectoredCache, r="long long")
+    cdef double _l2_data(self, double tag, long long sector, long long sl)
+
+    @cython.locals(s="long long")
+    cdef void _write_back(self, double t, list evicted)
+
+    @cython.locals(t="long long", passes="long long", l1=SectoredCache, bypass=bint, slot=double, left=double,
+                   line="long long", mask="long long", sector="long long", ln="long long", ready="long long")
+    cdef tuple _global_store(self, long long now, long long sm, object request)
+
+    @cython.locals(n="long long", m=double, arrive=double, base="long long", sl="long long", l2=SectoredCache,
+                   start=double, cost=double, evicted=list, k="long long")
+    cdef tuple _write_line(self, double t, long long sm, long long line, long long mask)
+
+    @cython.locals(t="long long", passes="long long", flags="long long", op_cycles=double, req_cycles=double,
+                   word_cycles=double, words=dict, ready="long long", atom_free=dict, prev_sector="long long",
+                   slot=double, sector_back="long long", sector="long long", word="long long",
+                   count="long long", sent=double, sl="long long", is_far=bint, far="long long",
+                   arrive=double, tag=double, cost=double, data=double, start=double, done=double,
+                   back="long long")
+    cdef tuple _global_atomic(self, long long now, long long sm, object request)
+
+    @cython.locals(cc=ConstantCache, n="long long", busy="long long", start="long long", t="long long",
+                   ready="long long", cache=SectoredCache, sector="long long", r="long long", arrive="long long")
+    cdef tuple _constant(self, long long now, long long sm, object request)
