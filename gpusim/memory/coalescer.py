@@ -15,6 +15,8 @@ from gpusim.errors import GpusimError
 SECTOR_BYTES = 32
 LINE_BYTES = 128
 SECTORS_PER_LINE = LINE_BYTES // SECTOR_BYTES
+# Requests whose active lanes are fewer than 1 in this many are coalesced lane by lane (see _coalesce_sparse).
+_SPARSE_BELOW = 4
 
 
 @dataclass
@@ -68,6 +70,9 @@ class Coalescer:
             raise GpusimError(f"coalescer: access size must be positive, got {access_bytes} bytes")
         a = a.astype(np.int64, copy=False)
         active = a >= 0
+        n_active = active.sum(axis=1).astype(np.int64)
+        if a.size and int(n_active.sum()) * _SPARSE_BELOW < a.size:
+            return Coalescer._coalesce_sparse(a, active, n_active, access_bytes)
         first = np.where(active, a // SECTOR_BYTES, -1)
         last = np.where(active, (a + (access_bytes - 1)) // SECTOR_BYTES, -1)
         if np.array_equal(first, last):
@@ -86,10 +91,40 @@ class Coalescer:
         keep_line[:, 1:] &= lines[:, 1:] != lines[:, :-1]
         offsets = np.zeros(a.shape[0] + 1, dtype=np.int64)
         np.cumsum(per_req, out=offsets[1:])
-        n_active = active.sum(axis=1).astype(np.int64)
         return CoalescedRequests(
             sectors=s[keep], offsets=offsets, sectors_per_request=per_req,
             lines_per_request=keep_line.sum(axis=1).astype(np.int64),
+            bytes_requested=n_active * access_bytes, active_lanes=n_active,
+        )
+
+    @staticmethod
+    def _coalesce_sparse(a: np.ndarray, active: np.ndarray, n_active: np.ndarray,
+                         access_bytes: int) -> CoalescedRequests:
+        """:meth:`coalesce` for requests with few active lanes (irregular kernels, where most threads of a
+        warp idle): the same answer, computed on the active lanes only instead of on every lane."""
+        m = a.shape[0]
+        row, lane = np.nonzero(active)
+        addr = a[row, lane]
+        first = addr // SECTOR_BYTES
+        span = (addr + (access_bytes - 1)) // SECTOR_BYTES - first
+        if span.any():
+            # An access crossing a sector boundary touches the next sector(s) too.
+            extra = [(row[span >= k], first[span >= k] + k) for k in range(1, int(span.max()) + 1)]
+            row = np.concatenate([row, *(r for r, _ in extra)])
+            first = np.concatenate([first, *(f for _, f in extra)])
+        order = np.lexsort((first, row))             # by request, then by sector
+        row, sec = row[order], first[order]
+        keep = np.ones(row.shape, dtype=bool)
+        keep[1:] = (row[1:] != row[:-1]) | (sec[1:] != sec[:-1])
+        row, sec = row[keep], sec[keep]
+        new_line = np.ones(row.shape, dtype=bool)
+        new_line[1:] = (row[1:] != row[:-1]) | ((sec[1:] >> 2) != (sec[:-1] >> 2))
+        per_req = np.bincount(row, minlength=m).astype(np.int64)
+        offsets = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(per_req, out=offsets[1:])
+        return CoalescedRequests(
+            sectors=sec, offsets=offsets, sectors_per_request=per_req,
+            lines_per_request=np.bincount(row[new_line], minlength=m).astype(np.int64),
             bytes_requested=n_active * access_bytes, active_lanes=n_active,
         )
 

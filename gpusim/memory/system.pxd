@@ -6,9 +6,11 @@ from gpusim.memory.cache cimport SectoredCache
 from gpusim.memory.const_cache cimport ConstantCache
 from gpusim.memory.dram.controller cimport DramController
 from gpusim.memory.interconnect cimport Crossbar
+from gpusim.memory.request cimport MemoryRequest
 
 cdef tuple _POPCOUNT4
 cdef object SHARED, CONST, PARAM
+cdef long long ATOMIC, ATOMIC_FLOAT, ATOMIC_RETURNS, LOAD, STORE
 
 
 @cython.locals(c="long long")
@@ -51,10 +53,10 @@ cdef class MemorySystem:
     cpdef long long slice_of_line(self, long long line)
 
     @cython.locals(busy="long long", start="long long", op="long long")
-    cpdef tuple access(self, long long now, long long sm, object request)
+    cpdef tuple access(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(passes="long long", start="long long")
-    cdef tuple _tag_stage(self, long long now, long long sm, object request)
+    cdef tuple _tag_stage(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(held=list, free=double)
     cdef double _line_slot(self, double t, long long sm)
@@ -65,7 +67,7 @@ cdef class MemorySystem:
     @cython.locals(t="long long", passes="long long", ready="long long", l1=SectoredCache, bypass=bint,
                    sent=double, line="long long", mask="long long", sector="long long", r="long long",
                    ln="long long")
-    cdef tuple _global_load(self, long long now, long long sm, object request)
+    cdef tuple _global_load(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(m=double, icnt="long long", back="long long", l1=SectoredCache, base="long long",
                    k="long long")
@@ -87,7 +89,7 @@ cdef class MemorySystem:
 
     @cython.locals(t="long long", passes="long long", l1=SectoredCache, bypass=bint, slot=double, left=double,
                    line="long long", mask="long long", sector="long long", ln="long long", ready="long long")
-    cdef tuple _global_store(self, long long now, long long sm, object request)
+    cdef tuple _global_store(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(n="long long", m=double, arrive=double, base="long long", sl="long long", l2=SectoredCache,
                    start=double, cost=double, evicted=list, k="long long")
@@ -99,8 +101,8 @@ cdef class MemorySystem:
                    count="long long", sent=double, sl="long long", is_far=bint, far="long long",
                    arrive=double, tag=double, cost=double, data=double, start=double, done=double,
                    back="long long")
-    cdef tuple _global_atomic(self, long long now, long long sm, object request)
+    cdef tuple _global_atomic(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(cc=ConstantCache, n="long long", busy="long long", start="long long", t="long long",
                    ready="long long", cache=SectoredCache, sector="long long", r="long long", arrive="long long")
-    cdef tuple _constant(self, long long now, long long sm, object request)
+    cdef tuple _constant(self, long long now, long long sm, MemoryRequest request)

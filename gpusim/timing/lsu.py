@@ -235,9 +235,13 @@ class LsuFrontEnd:
         offs = res.offsets.tolist()
         lines = res.lines_per_request.tolist()
         lanes = res.active_lanes.tolist()
+        if op != ATOMIC or phys is None:
+            for i, n, lo, hi, ln in zip(idx.tolist(), lanes, offs, offs[1:], lines):
+                out[i] = MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, 0, 0, bypass, (), flags)
+            return
         for j, i in enumerate(idx.tolist()):
             atoms = ()
-            if op == ATOMIC and phys is not None and lanes[j]:
+            if lanes[j]:
                 words, counts = np.unique(phys[j][phys[j] >= 0], return_counts=True)
                 if self.atomics_free:
                     counts = np.ones_like(counts)

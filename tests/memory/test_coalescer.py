@@ -73,3 +73,21 @@ def test_counters_use_nsight_names():
 def test_bad_shape_is_a_clear_error():
     with pytest.raises(GpusimError, match="2-D"):
         Coalescer.coalesce(np.arange(32), 4)
+
+
+@pytest.mark.parametrize("inactive", [0.0, 0.5, 0.9, 0.99, 1.0])
+@pytest.mark.parametrize("access_bytes", [1, 4, 8, 16, 64])
+def test_requests_with_few_active_lanes_coalesce_lane_by_lane_to_the_same_answer(inactive, access_bytes,
+                                                                                  monkeypatch):
+    import gpusim.memory.coalescer as coalescer
+    rng = np.random.default_rng(int(inactive * 100) + access_bytes)
+    a = rng.integers(0, 1 << 47, size=(300, 32)) // rng.choice([1, 4], size=(300, 1))
+    a[:100] = a[:100] % 4096                                   # rows that share sectors and lines
+    a[rng.random(a.shape) < inactive] = -1
+    lane_by_lane = Coalescer._coalesce_sparse(a, a >= 0, (a >= 0).sum(axis=1), access_bytes)
+    monkeypatch.setattr(coalescer, "_SPARSE_BELOW", 1 << 40)   # every request with an active lane: dense
+    whole = Coalescer.coalesce(a, access_bytes)
+    for field in ("sectors", "offsets", "sectors_per_request", "lines_per_request", "bytes_requested",
+                  "active_lanes"):
+        assert np.array_equal(getattr(lane_by_lane, field), getattr(whole, field)), field
+    assert lane_by_lane.sectors.size > 0 or inactive == 1.0

@@ -29,13 +29,14 @@ cdef class DramChannel:
     @cython.locals(phase="long long")
     cdef long long _outside_refresh(self, long long t, long long bank)
 
-    @cython.locals(bus=dict, path=list)
+    @cython.locals(bus=dict, free="long long", taken="long long")
     cdef long long _free_slot(self, long long slot)
 
     @cython.locals(bus=dict, horizon="long long")
     cdef void _claim(self, long long slot)
 
-    @cython.locals(acts=list, bg_acts=list, t0="long long", p="Py_ssize_t", k="Py_ssize_t", merged=list)
+    @cython.locals(acts=list, bg_acts=list, t0="long long", p="Py_ssize_t", k="Py_ssize_t", first="long long",
+                   fifth="long long")
     cdef long long _act_slot(self, long long t, long long bg, long long bank)
 
     @cython.locals(bg="long long", epoch="long long", open_row="long long", col="long long", act="long long",

@@ -161,13 +161,14 @@ class DramChannel:
     def _free_slot(self, slot: int) -> int:
         """The first free data-bus slot at or after ``slot`` (path-compressed walk over taken slots)."""
         bus = self.bus
-        path = []
-        while slot in bus:
-            path.append(slot)
-            slot = bus[slot]
-        for p in path:
-            bus[p] = slot
-        return slot
+        free = slot
+        while free in bus:
+            free = bus[free]
+        while slot != free:           # point every slot walked over at the free one
+            taken = slot
+            slot = bus[taken]
+            bus[taken] = free
+        return free
 
     def _claim(self, slot: int) -> None:
         bus = self.bus
@@ -188,11 +189,13 @@ class DramChannel:
             t = _spaced(bg_acts, t, self.nRRD_L)
             t = _spaced(acts, t, self.nRRD_S)
             t = self._outside_refresh(t, bank)
+            # nFAW: every five consecutive ACTs of ``acts`` with t inserted at p span at least nFAW
             p = bisect.bisect_left(acts, t)
-            merged = acts[:p] + [t] + acts[p:]
-            for k in range(max(0, p - 4), p + 1):
-                if k + 4 < len(merged) and merged[k + 4] - merged[k] < self.nFAW:
-                    t = max(t + 1, merged[k] + self.nFAW)
+            for k in range(max(0, p - 4), min(p + 1, len(acts) - 3)):
+                first = acts[k] if k < p else t
+                fifth = t if k + 4 == p else acts[k + 3]
+                if fifth - first < self.nFAW:
+                    t = max(t + 1, first + self.nFAW)
                     break
             if t == t0:
                 break
