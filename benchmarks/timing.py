@@ -6,6 +6,7 @@ same run.
     python benchmarks/timing.py --only matmul --repeat 1
     python benchmarks/timing.py --variants compiled      # this tree only
     python benchmarks/timing.py --variants compiled,pure,baseline --baseline 697b723   # also another commit
+    python benchmarks/timing.py --variants compiled,baseline --baseline main --baseline-compiled   # compiled A/B
     python benchmarks/timing.py --memory fixed           # unloaded-latency memory instead of the memory system
     GPUSIM_PURE_PYTHON=1 python -m cProfile -s tottime benchmarks/timing.py --variants compiled --only matmul --repeat 1
 
@@ -172,11 +173,22 @@ class Worker:
         self.proc.wait()
 
 
-def extract(ref: str, into: Path) -> Path:
-    """The tree of commit ``ref`` (gpusim, isa, programs) under ``into``, by ``git archive``."""
+def extract(ref: str, into: Path, build: bool = False) -> Path:
+    """The tree of commit ``ref`` (gpusim, isa, programs) under ``into``, by ``git archive``; with ``build``, its
+    Cython modules compiled in place by its own ``setup.py`` (needs Cython and a C compiler here)."""
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", ref, "gpusim", "isa", "programs"],
                              capture_output=True, check=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    if build:
+        setup = subprocess.run(["git", "-C", str(ROOT), "show", f"{ref}:setup.py"], capture_output=True, text=True)
+        if setup.returncode != 0:
+            raise SystemExit(f"benchmarks/timing.py: {ref} has no setup.py: nothing to compile")
+        (into / "setup.py").write_text(setup.stdout)
+        print(f"compiling the baseline {ref} in {into} ...", flush=True)
+        built = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=into, capture_output=True,
+                               text=True)
+        if built.returncode != 0:
+            raise SystemExit(f"benchmarks/timing.py: building {ref} failed:\n{built.stderr[-2000:]}")
     return into
 
 
@@ -186,6 +198,8 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", default="compiled,pure",
                     help="comma-separated: compiled, pure, baseline (default: compiled,pure)")
     ap.add_argument("--baseline", default=DEFAULT_BASELINE, help="the commit the ratios are against")
+    ap.add_argument("--baseline-compiled", action="store_true",
+                    help="compile the baseline's Cython modules (its setup.py) instead of running it as plain Python")
     ap.add_argument("--memory", choices=["default", "fixed"], default="default")
     ap.add_argument("--repeat", type=int, default=3, help="alternations per workload; medians are reported")
     a = ap.parse_args(argv)
@@ -201,7 +215,8 @@ def main(argv=None) -> int:
             elif v == "pure":
                 workers[v] = Worker(v, ROOT, a.memory, dict(env, GPUSIM_PURE_PYTHON="1"))
             elif v == "baseline":
-                workers[v] = Worker(f"baseline {a.baseline}", extract(a.baseline, tmp), a.memory, env)
+                workers[v] = Worker(f"baseline {a.baseline}", extract(a.baseline, tmp, a.baseline_compiled), a.memory,
+                                    env)
             else:
                 ap.error(f"unknown variant {v!r}")
         for v, w in workers.items():

@@ -2,6 +2,7 @@
 # model, this file only says which attributes and locals are C integers).  See gpusim/compiled.py.
 
 cimport cython
+from gpusim.memory.cycle_heap cimport CycleHeap
 
 cdef long long NO_FILL, _SET_HASH, _LOW16
 
@@ -12,7 +13,7 @@ cdef class SectoredCache:
     cdef public long long hits, misses, mshr_merges, mshr_stall_cycles, evicted_dirty
     cdef public dict where
     cdef public long long[:] tag, valid, dirty, used, ready
-    cdef public list outstanding
+    cdef public CycleHeap outstanding
 
     @cython.locals(n="long long")
     cpdef long long set_of(self, long long line)
@@ -21,7 +22,7 @@ cdef class SectoredCache:
                    r="long long")
     cpdef long long probe(self, long long now, long long sector)
 
-    @cython.locals(heap=list, t="long long")
+    @cython.locals(heap=CycleHeap, t="long long")
     cpdef long long mshr_start(self, long long now)
 
     @cython.locals(w="long long", spl="long long", first="long long", x="long long", victim="long long",

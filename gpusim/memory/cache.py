@@ -1,8 +1,9 @@
 """A sectored, set-associative, LRU cache with MSHRs: the building block of L1, L2 and the constant cache."""
 from __future__ import annotations
 
-import heapq
 from array import array
+
+from gpusim.memory.cycle_heap import CycleHeap
 
 # ``ready`` of a sector with no fill in flight (below any cycle)
 NO_FILL = -(1 << 62)
@@ -45,7 +46,7 @@ class SectoredCache:
         self.ways = associativity
         self.spl = line_bytes // sector_bytes
         self.where: dict[int, int] = {}              # line -> its way (set * ways + way within the set)
-        self.outstanding: list[int] = []             # heap of fill cycles occupying MSHRs
+        self.outstanding = CycleHeap()               # fill cycles occupying MSHRs
         self.clock = 0
         self.invalidate()                            # the tag array: every way empty
         self.mshrs = mshrs
@@ -81,10 +82,10 @@ class SectoredCache:
     def mshr_start(self, now: int) -> int:
         """The cycle a new miss at ``now`` gets an MSHR."""
         heap = self.outstanding
-        while heap and heap[0] <= now:
-            heapq.heappop(heap)
-        if len(heap) >= self.mshrs:
-            t = heapq.heappop(heap)
+        while heap.size and heap.first() <= now:
+            heap.pop()
+        if heap.size >= self.mshrs:
+            t = int(heap.pop())
             self.mshr_stall_cycles += t - now
             return t
         return now
@@ -131,7 +132,7 @@ class SectoredCache:
         self.valid[w] |= 1 << sub
         self.ready[w * spl + sub] = ready
         if self.mshrs:
-            heapq.heappush(self.outstanding, ready)
+            self.outstanding.push(ready)
 
     def warm(self, sector: int, ready: int, evicted: list[int] | None = None) -> None:
         """A fill that a requester outside the simulation started: the sector is allocated (usable from

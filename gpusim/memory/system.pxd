@@ -4,6 +4,7 @@
 cimport cython
 from gpusim.memory.cache cimport SectoredCache
 from gpusim.memory.const_cache cimport ConstantCache
+from gpusim.memory.cycle_heap cimport CycleHeap
 from gpusim.memory.dram.controller cimport DramController
 from gpusim.memory.interconnect cimport Crossbar
 from gpusim.memory.request cimport MemoryRequest
@@ -58,8 +59,11 @@ cdef class MemorySystem:
     @cython.locals(passes="long long", start="long long")
     cdef tuple _tag_stage(self, long long now, long long sm, MemoryRequest request)
 
-    @cython.locals(held=list, free=double)
+    @cython.locals(held=CycleHeap, free=double)
     cdef double _line_slot(self, double t, long long sm)
+
+    @cython.locals(held=CycleHeap)
+    cdef void _hold_line(self, long long sm, double until)
 
     @cython.locals(m=double)
     cdef double _send(self, double t, long long sm, long long sectors_out, long long sectors_in)

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import math
 from array import array
-from heapq import heappop, heappush
 from typing import Sequence
 
 from gpusim.errors import ConfigError
 from gpusim.memory.cache import SectoredCache
 from gpusim.memory.const_cache import ConstantCache
+from gpusim.memory.cycle_heap import CycleHeap
 from gpusim.memory.dram.controller import DramController, UnlimitedDram
 from gpusim.memory.interconnect import Crossbar
 from gpusim.memory.request import (ATOMIC, ATOMIC_FLOAT, ATOMIC_RETURNS, LOAD, STORE, LaunchResources,
@@ -143,7 +143,7 @@ class MemorySystem:
                              spec.l1.sector_bytes)
         self.l1_free = array("q", [0]) * self.n_sm
         self.miss_free = array("d", [0.0]) * self.n_sm
-        self.inflight: list[list[float]] = [[] for _ in range(self.n_sm)]    # per SM: release cycles, a heap
+        self.inflight = [CycleHeap() for _ in range(self.n_sm)]    # per SM: when each line it holds frees
         self.inflight_waits = 0
         self.inflight_wait_cycles = 0.0
         self.shared_free = array("q", [0]) * self.n_sm
@@ -304,13 +304,18 @@ class MemorySystem:
     def _line_slot(self, t: float, sm: int) -> float:
         """The cycle (>= ``t``) SM ``sm`` has an L1 line to hold a line it sends down."""
         held = self.inflight[sm]
-        if len(held) >= self.inflight_lines:
-            free = heappop(held)
+        if held.size >= self.inflight_lines:
+            free = held.pop()
             if free > t:
                 self.inflight_waits += 1
                 self.inflight_wait_cycles += free - t
                 return free
         return t
+
+    def _hold_line(self, sm: int, until: float) -> None:
+        """SM ``sm`` keeps one more L1 line until cycle ``until``."""
+        held = self.inflight[sm]
+        held.push(until)
 
     def _send(self, t: float, sm: int, sectors_out: int, sectors_in: int) -> float:
         """The cycle a line leaves SM ``sm`` for L2 (ready at ``t``, holding an L1 line): the L1 sends one
@@ -362,7 +367,7 @@ class MemorySystem:
         m = self._send(t, sm, 0, _POPCOUNT4[mask])
         icnt = self.icnt_latency - self._read_icnt_cut       # the latency what-if cuts the trips
         back = _ceil(self._slice_read(m + icnt, sm, line, mask) + icnt) + self.l1_hit
-        heappush(self.inflight[sm], back)
+        self._hold_line(sm, back)
         if not bypass:
             l1 = self.l1[sm]
             base = line << 2
@@ -502,7 +507,7 @@ class MemorySystem:
         t = self._line_slot(t, sm)
         n = _POPCOUNT4[mask]
         m = self._send(t, sm, n, 0)
-        heappush(self.inflight[sm], m + n * self.icnt.sector_cycles)
+        self._hold_line(sm, m + n * self.icnt.sector_cycles)
         arrive = m + self.icnt_latency
         base = line << 2
         sl = self.slice_of_line(line)
@@ -552,7 +557,7 @@ class MemorySystem:
             if sector != prev_sector:
                 # one packet per sector carries all of its lanes' operands
                 if sector_back:
-                    heappush(self.inflight[sm], sector_back)
+                    self._hold_line(sm, sector_back)
                     sector_back = 0
                 prev_sector = sector
                 slot = self._line_slot(slot, sm)
@@ -585,7 +590,7 @@ class MemorySystem:
             if back > ready:
                 ready = back
         if sector_back:
-            heappush(self.inflight[sm], sector_back)
+            self._hold_line(sm, sector_back)
         if len(atom_free) > 1 << 16:
             self.atom_free = {a: c for a, c in atom_free.items() if c > now}
         if slot > t:

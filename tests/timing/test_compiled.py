@@ -234,8 +234,8 @@ def test_gpusim_version_names_the_timing_core_this_process_runs(capsys):
     line = capsys.readouterr().out.strip()
     assert line.endswith(f"timing core: {compiled.describe()}")
     if all(compiled.status().values()):
-        assert "(timing: sm, schedulers; memory: request, cache, const_cache, interconnect, dram.mapping, " \
-               "dram.controller, system)" in line
+        assert "(timing: sm, schedulers; memory: request, cycle_heap, cache, const_cache, interconnect, " \
+               "dram.mapping, dram.controller, system)" in line
 
 
 def test_the_version_line_names_a_stale_memory_module(tmp_path, monkeypatch):
