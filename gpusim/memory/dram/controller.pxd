@@ -6,6 +6,9 @@ from gpusim.memory.dram.mapping cimport AddressMapping
 cdef long long _PRUNE_SLOTS, _RECENT
 
 
+@cython.locals(lo="Py_ssize_t", hi="Py_ssize_t", mid="Py_ssize_t", x="long long")
+cdef Py_ssize_t _after(list times, long long t)
+
 @cython.locals(i="Py_ssize_t", n="Py_ssize_t", x="long long")
 cdef long long _spaced(list times, long long t, long long gap)
 

@@ -7,7 +7,6 @@ from SM cycles.
 """
 from __future__ import annotations
 
-import bisect
 from array import array
 from enum import IntEnum
 from typing import NamedTuple
@@ -63,11 +62,25 @@ _PRUNE_SLOTS = 1 << 17
 _RECENT = 16
 
 
+def _after(times: list[int], t: int) -> int:
+    """The index of the first cycle later than ``t`` in sorted ``times`` (``bisect_right``, written out so
+    that the compiled build compares C integers instead of calling into Python per comparison)."""
+    lo, hi = 0, len(times)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        x = times[mid]
+        if t < x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def _spaced(times: list[int], t: int, gap: int) -> int:
     """Earliest t' >= t at least ``gap`` away from every cycle in sorted ``times``."""
     # Cycles at or before t - gap cannot push t (it only grows), and once one is at or after t + gap so
     # are the rest: only the window between needs looking at.
-    for i in range(bisect.bisect_right(times, t - gap), len(times)):
+    for i in range(_after(times, t - gap), len(times)):
         x = times[i]
         if x - gap >= t:
             break
@@ -77,7 +90,7 @@ def _spaced(times: list[int], t: int, gap: int) -> int:
 
 
 def _remember(times: list[int], t: int) -> None:
-    bisect.insort(times, t)
+    times.insert(_after(times, t), t)
     if len(times) > _RECENT:
         del times[0]     # the oldest can no longer constrain a nondecreasing caller
 
@@ -190,7 +203,7 @@ class DramChannel:
             t = _spaced(acts, t, self.nRRD_S)
             t = self._outside_refresh(t, bank)
             # nFAW: every five consecutive ACTs of ``acts`` with t inserted at p span at least nFAW
-            p = bisect.bisect_left(acts, t)
+            p = _after(acts, t - 1)        # the first ACT at or after t (cycles are integers)
             for k in range(max(0, p - 4), min(p + 1, len(acts) - 3)):
                 first = acts[k] if k < p else t
                 fifth = t if k + 4 == p else acts[k + 3]
