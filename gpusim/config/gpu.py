@@ -215,6 +215,8 @@ class GpuConfig:
                 f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
         for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles"):
             require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
+        require(self.loop_unroll_factor >= 1,
+                f"loop_unroll_factor: must be >= 1 (1: no unrolling), got {self.loop_unroll_factor}")
         require(self.imad_issue_interval_cycles > 0,
                 f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
         _check_keys("issue_interval_cycles", self.issue_interval_cycles, [u.value for u in Unit], minimum=1)

@@ -47,7 +47,7 @@ class LivelockWatch:
     def _arrays(self) -> list[np.ndarray]:
         fr, simt = self.fr, self.fr.simt
         return [simt.pc, simt.mask, simt.rpc, simt.sp, simt.stack_pc, simt.stack_mask, simt.stack_rpc,
-                simt.waiting, simt.parked, simt.done, simt.alive, simt.bar_lanes, simt.epoch, simt.live,
+                simt.waiting, simt.parked, simt.done, simt.alive, simt.bar_lanes, simt.live,
                 *fr.regs, fr.shared, fr.local, fr.pframe, fr.cc, fr.stack_sp]
 
     def _affordable(self) -> bool:

@@ -172,6 +172,8 @@ def cmd_validate(a) -> int:
                                      name_pattern=a.only, sample_above=a.sample_above)
     before = val.read_results(a.against) if a.against else None
     options = val.SimOptions(gpu=a.gpu, clock=a.clock, run_options=tuple(_run_option(t) for t in a.set))
+    if a.sample_above is not None and "sample" in dict(options.run_options):
+        raise SystemExit("gpusim validate: give --sample-above or --set sample=..., not both")
     if not a.quiet:
         print(f"simulating {len(refs)} records in {max(1, a.jobs)} process(es)"
               + (f", {a.time_limit:g} s each at most" if a.time_limit else ""), file=sys.stderr, flush=True)

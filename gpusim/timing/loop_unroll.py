@@ -67,8 +67,8 @@ class UnrolledLoop:
 def find_unrolled_loops(trace: KernelTrace, factor: int) -> list[UnrolledLoop]:
     """The loops of ``trace``'s static code that ptxas unrolls by ``factor`` (the rule in the module
     docstring); none when ``factor`` < 2."""
-    if factor < 2:
-        return []
+    if factor < 2 or trace.meta.get("unrolled_loops") is not None:
+        return []                       # a trace already unrolled: its copies are loops of the same kind
     instrs = trace.instructions
     n = len(instrs)
     leader = np.zeros(n + 1, dtype=bool)
@@ -76,7 +76,8 @@ def find_unrolled_loops(trace: KernelTrace, factor: int) -> list[UnrolledLoop]:
     out = []
     for ins in instrs:
         t = ins.branch_target
-        if not ins.is_branch or t < 0 or t > ins.pc or ins.pc - t > MAX_BODY_INSTRUCTIONS:
+        if (not ins.is_branch or not ins.opcode.startswith("bra") or t < 0 or t > ins.pc
+                or ins.pc - t > MAX_BODY_INSTRUCTIONS):
             continue
         body = instrs[t:ins.pc]
         if not body or body[0].no_unroll or leader[t + 1:ins.pc + 1].any() or any(_is_fence(b) for b in body):

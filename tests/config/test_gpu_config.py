@@ -62,6 +62,11 @@ def test_h100_launch_latency_is_mostly_a_fixed_time():
         median = sorted(runs)[len(runs) // 2]
         assert abs(empty_kernel - median) / median < 0.05, (clock, empty_kernel, median)
 
+def test_loop_unroll_factor_below_one_is_refused():
+    with pytest.raises(ConfigError, match=r"loop_unroll_factor: must be >= 1 \(1: no unrolling\), got 0"):
+        load_gpu("h100").replace(loop_unroll_factor=0)
+
+
 def test_a100_differs_from_h100_where_the_datasheets_do():
     """HARDWARE.md section 1: 108 SMs, 164 KB shared per SM, 192 KB L1+shared, FP64 every 4 cycles."""
     gpu = load_gpu("a100")

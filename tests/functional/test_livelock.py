@@ -77,6 +77,14 @@ def test_a_spin_on_a_flag_nothing_sets_stops_long_before_the_budget(mode, monkey
     assert isinstance(ei.value, BudgetExceededError)                  # callers catching runaways still do
 
 
+def test_a_spin_around_a_barrier_is_stopped_too(monkeypatch):
+    # do { flag read; __syncthreads(); } while (flag == 0): the barrier count grows, the state repeats
+    monkeypatch.setattr(livelock, "COST_SHARE", float("inf"))
+    with pytest.raises(LivelockError, match="came back to the same state after 4 steps"):
+        gpusim.run(_poll_kernel("bar.sync 0;"), grid=1, block=64, args=[np.zeros(1, np.uint32)],
+                   budget=1_000_000)
+
+
 def test_a_long_loop_that_changes_its_state_runs_to_the_end(monkeypatch):
     monkeypatch.setattr(livelock, "COST_SHARE", float("inf"))         # compare at every chance, not by time
     out = np.zeros(1, np.uint32)

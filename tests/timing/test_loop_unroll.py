@@ -50,6 +50,20 @@ def test_nounroll_a_fence_or_a_remainder_loop_keeps_it_rolled():
     assert find_unrolled_loops(looping_trace(loop_body(1), trips=8), 4) == []
 
 
+def test_an_unrolled_trace_is_not_unrolled_again():
+    # its copies form a one-block loop with 16 loads: passing it through the pass twice must not unroll them
+    trace = looping_trace(loop_body(4), trips=8)
+    out = unroll_loops(trace, find_unrolled_loops(trace, 4))
+    assert find_unrolled_loops(out, 4) == []
+
+
+def test_only_a_backward_bra_closes_a_loop():
+    trace = looping_trace(loop_body(4), trips=8)
+    # the same back edge made by a call to PC 0 (a short recursive function) is no loop
+    trace.instructions[-2] = dataclasses.replace(trace.instructions[-2], opcode="call.uni")
+    assert find_unrolled_loops(trace, 4) == []
+
+
 def test_trips_run_through_renamed_copies_and_the_last_copy_writes_the_original_names():
     prog = loop_body(4)
     trace = looping_trace(prog, trips=6)          # 6 trips: the first 2 as they are, then one run of 4
