@@ -76,7 +76,10 @@ def _reasons(v) -> str:
     """``N by REASON; ...`` of the records ``v`` did not simulate (a size limit by its option)."""
     reasons: dict[str, int] = {}
     for o in v.not_simulated:
-        key = o.reason.split(" > ")[-1] if " > " in o.reason else o.reason.split(":")[0]
+        why = o.why_not
+        key = why.split(" > ")[-1] if " > " in why else why.split(":")[0]
+        if o.untrusted_sample:
+            key = "a sampled estimate whose stated bound is above 15%"
         reasons[key] = reasons.get(key, 0) + 1
     return "; ".join(f"{n} by {k}" for k, n in sorted(reasons.items()))
 

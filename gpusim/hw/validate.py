@@ -260,7 +260,24 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
-        return self.reason is None
+        """Simulated and counted: a sampled estimate counts only when its stated bound is at most the one
+        ``gpusim run``'s automatic sampling accepts (``AUTO_MAX_BOUND_PCT``)."""
+        return self.reason is None and not self.untrusted_sample
+
+    @property
+    def untrusted_sample(self) -> bool:
+        from gpusim.timing.sampling import AUTO_MAX_BOUND_PCT
+        return self.sampled_bound_pct is not None and self.sampled_bound_pct > AUTO_MAX_BOUND_PCT
+
+    @property
+    def why_not(self) -> str | None:
+        """Why it is not counted (None when it is)."""
+        if self.reason is not None or not self.untrusted_sample:
+            return self.reason
+        from gpusim.timing.sampling import AUTO_MAX_BOUND_PCT
+        return (f"timed sampled: {self.cycles_sim:,.0f} cycles +/- {self.sampled_bound_pct:.0f}%, a wider bound "
+                f"than the {AUTO_MAX_BOUND_PCT:g}% a sample is trusted with ({100 * self.error:+.0f}% against the "
+                f"GPU; not counted)")
 
     @property
     def error(self) -> float | None:
@@ -465,6 +482,13 @@ class Validation:
     def overall(self) -> Summary:
         return Summary.of(self.outcomes)
 
+    def by_timing(self) -> dict[str, Summary]:
+        """The simulated launches timed in full detail and those timed by sampling (whose error includes the
+        sampling's own), apart."""
+        done = self.simulated
+        return {"full detail": Summary.of([o for o in done if o.sampled_bound_pct is None]),
+                "sampled": Summary.of([o for o in done if o.sampled_bound_pct is not None])}
+
     def worst(self, n: int = 5) -> list[Outcome]:
         return sorted(self.simulated, key=lambda o: -abs(o.error))[:n]
 
@@ -478,6 +502,7 @@ class Validation:
                 "overall": self.overall().as_dict(),
                 "by_suite": {k: v.as_dict() for k, v in self.by_suite().items()},
                 "by_size_class": {k: v.as_dict() for k, v in self.by_size_class().items()},
+                "by_timing": {k: v.as_dict() for k, v in self.by_timing().items()},
                 "records": [o.as_dict() for o in self.outcomes],
                 "skipped": [{"name": n, "reason": r} for n, r in self.skipped]}
 
@@ -518,6 +543,9 @@ def format_tables(v: Validation) -> list[str]:
     """The per-suite and per-size-class tables (Markdown), with the overall row, and the worst five."""
     lines = _table("suite", {**v.by_suite(), "all": v.overall()}) + [""]
     lines += _table("size class (H100 cycles)", {**v.by_size_class(), "all": v.overall()}) + [""]
+    timing = v.by_timing()
+    if timing["sampled"].simulated:
+        lines += _table("timed", timing) + [""]
     lines.append("Worst five (simulated vs measured `gpc__cycles_elapsed.max`):")
     lines.append("")
     for o in v.worst():
@@ -532,7 +560,9 @@ DEFINITIONS = ("Size classes by the H100's measured cycles; error = (simulated -
                "stall reason (the largest smsp__average_warps_issue_stalled_*_per_issue_active.ratio other than "
                "'selected') is ncu's; inst sim/hw: geometric mean of simulated / measured "
                "smsp__inst_executed.sum; of which sampled: launches timed by sampling (gpusim.timing.sampling, "
-               "--sample-above), whose error includes the sampling's own.")
+               "--sample-above), whose error includes the sampling's own; a sampled launch counts only when the "
+               "sample's stated error bound is at most 15% (the bound gpusim run's automatic sampling accepts), "
+               "the others are listed as not counted with their estimate.")
 
 
 def format_validation(v: Validation) -> str:
@@ -545,7 +575,7 @@ def format_validation(v: Validation) -> str:
         lines += format_tables(v)
         lines += ["", DEFINITIONS]
     for out in v.not_simulated:
-        lines.append(f"not simulated: {out.ref.name}: {out.reason}")
+        lines.append(f"not simulated: {out.ref.name}: {out.why_not}")
     for name, reason in v.skipped:
         lines.append(f"not simulated: {name}: {reason}")
     return "\n".join(lines)
@@ -631,7 +661,7 @@ def progress_line(o: Outcome, done: int, total: int) -> str:
     """One line per finished record, for a long run's progress."""
     tag = f"[{done}/{total}] {o.ref.name:44s}"
     if not o.ok:
-        return f"{tag} not simulated: {o.reason}"
+        return f"{tag} not simulated: {o.why_not}"
     how = "" if o.sampled_bound_pct is None else f", sampled +/- {o.sampled_bound_pct:.0f}%"
     return (f"{tag} simulated {o.cycles_sim:>12,.0f}  measured {o.ref.cycles_hw:>12,.0f}  {100 * o.error:+7.1f}%"
             f"  ({o.seconds:.0f} s{how})")

@@ -145,6 +145,8 @@ def test_a_sampled_record_says_so_with_its_bound_in_the_tables_and_results(tmp_p
     assert [o.sampled_bound_pct for o in v.outcomes] == [None, 12.5]
     assert "| >= 2M | 1 | 1 | 1 | 10.0% |" in v.text and "| all | 2 | 2 | 1 | 10.0% |" in v.text
     assert "- `big` s: 3,300,000 vs 3,000,000 (+10%, sampled: estimate +/- 12%)" in v.text
+    assert "| full detail | 1 | 1 | 0 | 10.0% |" in v.text and "| sampled | 1 | 1 | 1 | 10.0% |" in v.text
+    assert "| timed |" not in val.Validation(v.outcomes[:1]).text          # no sampled launch: no such table
     val.write_results(v, tmp_path / "r.json")
     assert val.read_results(tmp_path / "r.json").outcomes[1].sampled_bound_pct == 12.5
 
