@@ -166,9 +166,10 @@ class Emulator:
         pc_counts = stats.pc_warp_counts
         special = fr.special
         clock = ck.uses_clock
-        watch = None
+        watch, watch_from = None, 0
         if not (clock or ck.program.has_calls or checker is not None or schedule.independent_threads):
             watch = LivelockWatch(fr, ck.writes_global)
+            watch_from = watch.start_step          # before it the watch keeps nothing: no call per step
         n_steps = 0
         while True:
             pc, selw = pick(simt)
@@ -178,7 +179,7 @@ class Emulator:
                 if simt.parked.any() and not simt.waiting.any():
                     raise faults.mbarrier_deadlock(self.module, k, fr, simt)
                 raise faults.barrier_deadlock(self.module, k, fr, simt)
-            if watch is not None:
+            if watch is not None and n_steps >= watch_from:
                 period = watch.step(n_steps, pc)
                 if period:
                     raise faults.livelock(self.module, k, fr, simt, instrs[pc], period, n_steps)

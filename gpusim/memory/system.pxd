@@ -63,6 +63,7 @@ cdef class MemorySystem:
     cdef double _line_slot(self, double t, long long sm)
 
     @cython.locals(held=CycleHeap)
+    cdef double _slice_cost(self, double n)
     cdef void _hold_line(self, long long sm, double until)
 
     @cython.locals(m=double)

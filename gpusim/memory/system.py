@@ -312,6 +312,12 @@ class MemorySystem:
                 return free
         return t
 
+    def _slice_cost(self, n) -> float:
+        """L2 cycles a slice is busy with one request of ``n`` sectors: a sector's cycles each, at least a
+        request's."""
+        cost = n * self.slice_sector_cycles
+        return cost if cost > self.slice_request_cycles else self.slice_request_cycles
+
     def _hold_line(self, sm: int, until: float) -> None:
         """SM ``sm`` keeps one more L1 line until cycle ``until``."""
         held = self.inflight[sm]
@@ -405,9 +411,7 @@ class MemorySystem:
         start = self.slice_free[sl]
         if arrive > start:
             start = arrive
-        cost = n * self.slice_sector_cycles
-        if cost < self.slice_request_cycles:
-            cost = self.slice_request_cycles
+        cost = self._slice_cost(n)
         far = self.sm_partition[sm] != self.slice_partition[sl]
         l2 = self._l2(sl)
         tag = int(start)
@@ -515,9 +519,7 @@ class MemorySystem:
         start = self.slice_free[sl]
         if arrive > start:
             start = arrive
-        cost = n * self.slice_sector_cycles
-        if cost < self.slice_request_cycles:
-            cost = self.slice_request_cycles
+        cost = self._slice_cost(n)
         if self.sm_partition[sm] != self.slice_partition[sl]:
             # a write homed in the other partition crosses the fabric and is looked up again there
             cost += self.slice_request_cycles
