@@ -33,7 +33,7 @@ cdef class MemorySystem:
     cdef public double[:] miss_free, slice_free
     cdef public list l1, const, l2, inflight
     cdef public Crossbar icnt
-    cdef public long long inflight_waits, lrc_merged, lrc_limit, fabric_sectors, tex_sectors
+    cdef public long long inflight_waits, lrc_merged, lrc_limit, atom_free_limit, fabric_sectors, tex_sectors
     cdef public long long l2_reads, l2_writes, l2_atoms, atomic_serialised
     cdef public double inflight_wait_cycles
     cdef public dict lrc, atom_free

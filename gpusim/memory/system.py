@@ -155,6 +155,7 @@ class MemorySystem:
         self.fabric_sectors = 0
         self.tex_sectors = 0
         self.atom_free: dict[int, int] = {}
+        self.atom_free_limit = 1 << 16
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
         self._params_installed: set[int] = set()
@@ -593,8 +594,12 @@ class MemorySystem:
                 ready = back
         if sector_back:
             self._hold_line(sm, sector_back)
-        if len(atom_free) > 1 << 16:
+        if len(atom_free) > self.atom_free_limit:
+            # Words whose last atomic is done by now no longer delay one (start >= now); drop them, and
+            # try again only once the table has doubled (more words than that can be busy at once: a
+            # random-update kernel keeps ~10^5 in flight, and pruning at a fixed size then ran every call).
             self.atom_free = {a: c for a, c in atom_free.items() if c > now}
+            self.atom_free_limit = max(1 << 16, 2 * len(self.atom_free))
         if slot > t:
             return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes
