@@ -256,6 +256,6 @@ def _collect(model: GpuTimingModel, gpu, cycles: int) -> TimingResult:
         regs_source=model.regs_source, memory_model=type(mem).__name__, clock_mhz=float(gpu.clock_mhz),
         warp_start_cycle=model.warp_start_cycle, warp_end_cycle=model.warp_end_cycle, warp_sm=warp_sm,
         trace_rows={"chunks": model.feed.chunks_loaded, "rows": model.feed.warp_instructions,
-                    "peak_rows": model.feed.peak_rows},
+                    "peak_rows": model.feed.peak_rows, "compactions": model.feed.compactions},
         instruction_schedule=getattr(gpu, "instruction_schedule", "ptx"),
         _trace=trace if model.feed.chunks_loaded == 1 else None, _passes=model.feed.passes)

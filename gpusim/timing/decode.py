@@ -120,7 +120,7 @@ class DecodedKernel:
         self.branch_latency_cycles = latency(LatencyClass.BRANCH)
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)
         self.membar_latency_cycles = latency(LatencyClass.MEMBAR)
-        self.slot_state = int_array(slot_states(trace.mem_space))
+        self.slot_state = array("b", slot_states(trace.mem_space).tobytes())
 
 
 def slot_states(mem_space: np.ndarray) -> np.ndarray:
@@ -128,7 +128,7 @@ def slot_states(mem_space: np.ndarray) -> np.ndarray:
     global and local, short otherwise (a generic load may hit shared memory)."""
     long_ids = [MemSpace.GLOBAL.code, MemSpace.LOCAL.code]
     return np.where(np.isin(mem_space, long_ids), int(StallReason.LONG_SCOREBOARD),
-                    int(StallReason.SHORT_SCOREBOARD)).astype(np.int64)
+                    int(StallReason.SHORT_SCOREBOARD)).astype(np.int8)
 
 
 def _op_of(ins: StaticInstr) -> int:

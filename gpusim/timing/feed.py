@@ -5,14 +5,16 @@ A trace reaches the timing model whole (one chunk: ``gpusim simulate`` of a save
 whole blocks in linear block order, as the functional emulator runs them batch by batch
 (:class:`gpusim.functional.stream.LaunchStream`).  :class:`BlockFeed` keeps the rows of the blocks loaded
 and not yet retired in flat arrays that the SM's hot loop indexes by row (``trace_pc``, ``mem_slot``, as
-``array('q')``, which the compiled SM reads as typed memoryviews) and the memory requests of their slots
+``array('i')``, 4 bytes a row, which the compiled SM reads as typed memoryviews) and the memory requests of their slots
 (``requests``, built per chunk by the LSU front end, :mod:`gpusim.timing.lsu`).  When the block scheduler
 needs a block that is not loaded, the next chunk is loaded; when the arrays have doubled since they were
 last compacted, the rows no warp will issue again (those of retired blocks, and those a resident warp has
-already issued) are dropped and the live ones moved down, each warp's row numbers moved with them.  So what
+already issued) are dropped and the live ones moved down, each warp's row numbers moved with them, whenever
+a chunk loads and at least a quarter of the rows held are such (so each row is copied a bounded number of
+times: a compaction copies at most three live rows per dead row it frees).  So what
 the timing model holds follows the resident warps' remaining instructions plus one chunk, not the kernel's
-length.  The arrays are never resized in place (an array a memoryview holds cannot be): they grow by
-doubling into new arrays and compact by copying into new ones, and each time the feed calls ``rebind()`` so
+length.  The arrays are never resized in place (an array a memoryview holds cannot be): they grow by half
+into new arrays and compact by copying into new ones, and each time the feed calls ``rebind()`` so
 the timing model, its SMs and sub-partitions read the new ones (:meth:`GpuTimingModel.rebind`).
 
 Each chunk goes through the ptxas-like passes before it is timed (:func:`gpusim.timing.apply_passes`:
@@ -27,6 +29,7 @@ it; nor does it change the requests (values, built from each slot's addresses), 
 """
 from __future__ import annotations
 
+import ctypes
 from array import array
 from typing import Iterator
 
@@ -36,9 +39,15 @@ from gpusim.errors import GpusimError
 from gpusim.functional.trace import KernelTrace
 from gpusim.timing.decode import schedule_rows, slot_states
 
-_ROW = np.int64            # the arrays' element (array('q'): what the compiled SM's memoryviews read)
+# The row arrays' element (array('i'): what the compiled SM's memoryviews read).  PCs and slot numbers fit
+# in 32 bits, and rows are most of what a large launch holds (matmul 1024: 40M rows resident at once).
+_ROW, _ROW_CODE = np.int32, "i"
+_MAX_ROWS = np.iinfo(_ROW).max
+_STATE_CODE = "b"                        # slot_state (one per memory slot): a StallReason, int8
 
 _MIN_COMPACT_ROWS = 1 << 16
+_GROWTH = 1.5                           # an array that must grow grows to at least this times its size
+_MIN_DEAD_FRACTION = 0.25               # compact only when at least this share of the rows held is dead
 
 
 class Warming:
@@ -80,11 +89,11 @@ class BlockFeed:
         self.schedule = schedule
         self.warps = warps
         self.n_blocks = first.n_blocks
-        self.trace_pc = array("q")                        # rows 0 .. n_rows - 1 in use, the rest spare
-        self.mem_slot = array("q")
+        self.trace_pc = array(_ROW_CODE)                  # rows 0 .. n_rows - 1 in use, the rest spare
+        self.mem_slot = array(_ROW_CODE)
         self.n_rows = 0
         self.requests: list = []
-        self.slot_state = array("q")                      # slots 0 .. len(requests) - 1 in use
+        self.slot_state = array(_STATE_CODE)              # slots 0 .. len(requests) - 1 in use
         self.rebind = _nothing
         self.block_warps: dict[int, list[int]] = {}       # loaded blocks not yet retired: their warps
         self.warp_rows: dict[int, tuple[int, int]] = {}   # ... and those warps' rows (until they start)
@@ -95,7 +104,7 @@ class BlockFeed:
         self.chunks_loaded = 0
         self.warmed_sectors = 0
         self.peak_rows = 0                                # most rows held at once
-        self._rows_at_compaction = _MIN_COMPACT_ROWS
+        self.compactions = 0
         self._append(first, begin=True)
 
     # -- loading -------------------------------------------------------------------------------------------
@@ -110,10 +119,13 @@ class BlockFeed:
                 continue
             if chunk is None:
                 raise GpusimError(f"the trace stream ended at block {self.loaded_blocks} of {self.n_blocks}")
-            if self.n_rows >= 2 * self._rows_at_compaction:
-                self.compact()
+            if self.n_rows >= _MIN_COMPACT_ROWS:
+                self.compact(_MIN_DEAD_FRACTION)
             self.recorded_instructions += chunk.n_instructions
-            self._append(self.passes(chunk), begin=False)
+            chunk = self.passes(chunk)        # the recorded rows go here (when the passes copied them)
+            self._append(chunk, begin=False)
+            del chunk
+            _return_freed_memory()
 
     def passes(self, trace: KernelTrace) -> KernelTrace:
         """``trace`` (a chunk, or the whole recorded trace) as the timing model runs it: after the
@@ -140,22 +152,25 @@ class BlockFeed:
         slot_base = len(self.requests)
         n = int(pcs.size)
         m = len(requests)
+        if row_base + n > _MAX_ROWS or slot_base + m > _MAX_ROWS:
+            raise GpusimError(f"the resident blocks' trace holds more than {_MAX_ROWS:,} rows or memory slots: "
+                              f"too large to time in full detail (time it sampled: --sample)")
         grown = False
         if row_base + n > len(self.trace_pc):
-            cap = max(row_base + n, 2 * len(self.trace_pc))
+            cap = max(row_base + n, int(_GROWTH * len(self.trace_pc)))
             self.trace_pc = _copied(self.trace_pc, row_base, cap)
             self.mem_slot = _copied(self.mem_slot, row_base, cap)
             grown = True
         if slot_base + m > len(self.slot_state):
-            self.slot_state = _copied(self.slot_state, slot_base, max(slot_base + m, 2 * len(self.slot_state)))
+            cap = max(slot_base + m, int(_GROWTH * len(self.slot_state)))
+            self.slot_state = _copied(self.slot_state, slot_base, cap)
             grown = True
         # Writing into the arrays' spare room (not resizing them) is allowed while memoryviews hold them.
         if n:
-            np.frombuffer(self.trace_pc, dtype=_ROW)[row_base:row_base + n] = pcs
-            np.frombuffer(self.mem_slot, dtype=_ROW)[row_base:row_base + n] = np.where(slots >= 0, slots + slot_base,
-                                                                                       -1)
+            _view(self.trace_pc)[row_base:row_base + n] = pcs
+            _view(self.mem_slot)[row_base:row_base + n] = np.where(slots >= 0, slots + slot_base, -1)
         if m:
-            np.frombuffer(self.slot_state, dtype=_ROW)[slot_base:slot_base + m] = slot_states(chunk.mem_space)
+            _view(self.slot_state)[slot_base:slot_base + m] = slot_states(chunk.mem_space)
         self.n_rows = row_base + n
         self.requests.extend(requests)
         if grown:
@@ -183,8 +198,10 @@ class BlockFeed:
         self.block_warps.pop(bid, None)
 
     # -- compaction ---------------------------------------------------------------------------------------
-    def compact(self) -> None:
-        """Drop the rows no warp will issue again and move the live ones down (see the module docstring)."""
+    def compact(self, min_dead_fraction: float = 0.0) -> None:
+        """Drop the rows no warp will issue again and move the live ones down (see the module docstring);
+        unless fewer than ``min_dead_fraction`` of the rows held would go (counting them is cheap: a pass over
+        the resident warps)."""
         starts, ends, owners = [], [], []
         warps = self.warps
         for gids in self.live.values():
@@ -203,6 +220,8 @@ class BlockFeed:
         a = np.asarray(starts, dtype=np.int64)
         e = np.asarray(ends, dtype=np.int64)
         lengths = e - a
+        if int(lengths.sum()) > (1.0 - min_dead_fraction) * self.n_rows:
+            return
         new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if lengths.size else lengths
         total = int(lengths.sum())
         idx = np.repeat(a - new_starts, lengths) + np.arange(total, dtype=np.int64)
@@ -213,13 +232,14 @@ class BlockFeed:
         requests, states = self.requests, self.slot_state
         new_requests = [requests[s] for s in keep]
         new_states = _view(states)[np.asarray(keep, dtype=np.int64)]
+        del keep
         new_slot = np.where(live_slot, np.cumsum(live_slot) - 1, -1)
         # New arrays, not the old ones resized: the compiled SMs hold memoryviews of those.
-        self.trace_pc = _array_of(pcs)
-        self.mem_slot = _array_of(new_slot)
+        self.trace_pc = _array_of(pcs, _ROW_CODE)
+        self.mem_slot = _array_of(new_slot, _ROW_CODE)
         self.n_rows = total
         self.requests[:] = new_requests
-        self.slot_state = _array_of(new_states)
+        self.slot_state = _array_of(new_states, _STATE_CODE)
         shift = (new_starts - a).tolist()
         for gid, d, ns, ne in zip(owners, shift, new_starts.tolist(), (new_starts + lengths).tolist()):
             w = warps[gid]
@@ -228,7 +248,7 @@ class BlockFeed:
             else:
                 w.row += d
                 w.end += d
-        self._rows_at_compaction = max(_MIN_COMPACT_ROWS, total)
+        self.compactions += 1
         self.rebind()
 
 
@@ -236,19 +256,44 @@ def _nothing() -> None:
     pass
 
 
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_MALLOC_TRIM = _malloc_trim()
+
+
+def _return_freed_memory() -> None:
+    """Give the heap's free pages back to the system.  A chunk's temporaries (the recorded batch, its
+    addresses and requests being built) are tens of MB each, which glibc serves from its heap once its
+    mmap threshold has grown (it does after the first such array is freed); freed, they stay in the heap
+    and in the resident set unless trimmed (tiled matmul 512 streamed: 1.8 GB resident for 0.8 GB live)."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
 def _view(a: array) -> np.ndarray:
-    return np.frombuffer(a, dtype=_ROW) if len(a) else np.zeros(0, dtype=_ROW)
+    """``a``'s elements as a numpy array sharing its memory."""
+    dtype = np.dtype(a.typecode)
+    return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype=dtype)
 
 
-def _array_of(values: np.ndarray) -> array:
-    out = array("q")
-    out.frombytes(np.ascontiguousarray(values, dtype=_ROW).tobytes())
+def _array_of(values: np.ndarray, code: str) -> array:
+    """A new array of typecode ``code`` holding ``values``."""
+    out = array(code, [0]) * int(values.size)
+    if values.size:
+        _view(out)[:] = values
     return out
 
 
 def _copied(old: array, used: int, capacity: int) -> array:
-    """A new array of ``capacity`` elements holding ``old``'s first ``used`` (the rest zero)."""
-    new = array("q", bytes(8 * capacity))
+    """A new array like ``old`` of ``capacity`` elements holding ``old``'s first ``used`` (the rest zero),
+    allocated once (no temporary of its size)."""
+    new = array(old.typecode, [0]) * capacity
     if used:
-        np.frombuffer(new, dtype=_ROW)[:used] = np.frombuffer(old, dtype=_ROW)[:used]
+        _view(new)[:used] = _view(old)[:used]
     return new

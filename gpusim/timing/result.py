@@ -25,7 +25,8 @@ class TimingResult:
     * ``instruction_schedule``: the order the warps issued their rows in (the config's, ``"hoist"`` or
       ``"ptx"``: :func:`gpusim.timing.decode.schedule_rows`).
     * ``trace_rows``: how the trace came in (:mod:`gpusim.timing.feed`): ``chunks``, ``rows`` (warp
-      instructions timed) and ``peak_rows`` (the most rows held at once).
+      instructions timed), ``peak_rows`` (the most rows held at once) and ``compactions`` (how often the rows
+      no warp would issue again were dropped).
     * ``sampling``: None for a full simulation; for a sampled estimate (:mod:`gpusim.timing.sampling`) what
       was timed and the error bound; then ``per_sm``, ``stalls_by_warp`` and the warp arrays are the sampled
       machine's (its SMs, the timed blocks' warps renumbered).

@@ -29,7 +29,9 @@ cdef class SubPartition:
     cdef public StreamingMultiprocessor sm
     cdef public long long index, next_check, inst_executed, branch_latency, membar_latency
     cdef public list warps, dsts, deps, requests
-    cdef public long long[:] pipe_free, pipe_of, throttle, trace_pc, mem_slot, slot_state, pc_stalls
+    cdef public long long[:] pipe_free, pipe_of, throttle, pc_stalls
+    cdef public signed char[:] slot_state
+    cdef public int[:] trace_pc, mem_slot
     cdef public long long[:] op_of, latency_of, result_state, interval_of, stores
     cdef public object select, policy, observer
 
@@ -57,7 +59,8 @@ cdef class StreamingMultiprocessor:
     cdef public long long sm_id, lsu_free, resident_blocks, active_since, cycles_active, blocks_executed
     cdef public object model, kernel, mem_access, observer
     cdef public list requests, subpartitions, free_slots, launching, retiring
-    cdef public long long[:] trace_pc, mem_slot, pc_stalls
+    cdef public long long[:] pc_stalls
+    cdef public int[:] trace_pc, mem_slot
 
     cpdef void dispatch(self, long long bid, long long now)
 

@@ -37,7 +37,7 @@ def same_timing(a, b):
 
 @pytest.mark.parametrize("name,size", SMALL, ids=[f"{n}/{s}" for n, s in SMALL])
 def test_one_block_per_chunk_times_like_the_whole_trace(name, size, monkeypatch):
-    monkeypatch.setattr(feed, "_MIN_COMPACT_ROWS", 16)       # compact whenever the rows have doubled
+    monkeypatch.setattr(feed, "_MIN_COMPACT_ROWS", 16)       # compact at every chunk that finds a quarter dead
     spec = programs.get(name)
     emu, (k, grid, block), kw, _ = launch(name, size, max_lanes=1)     # one block per batch
     whole = emu.launch(k, grid, block, spec.make_args(size, 0), record=True, **kw)
@@ -73,6 +73,19 @@ def test_the_rows_held_follow_the_resident_blocks_not_the_kernel_length(monkeypa
     rows = res.trace_rows
     assert rows["chunks"] == 4 + -(-(391 - 15) // 16)         # 1, 2, 4, 8, then 16 blocks a chunk
     assert rows["peak_rows"] < rows["rows"] / 4
+    assert rows["compactions"] >= 1
+
+
+def test_a_compaction_that_would_free_little_is_skipped(monkeypatch):
+    # vector_add "default" on the whole H100: its 391 blocks are all resident from the first cycle, so
+    # every chunk loads at the initial dispatch, before any row is issued: nothing is dead, nothing copied
+    monkeypatch.setattr(feed, "_MIN_COMPACT_ROWS", 16)
+    spec = programs.get("vector_add")
+    emu, (k, grid, block), kw, _ = launch("vector_add", "default", max_lanes=16 * 256)
+    res = simulate(emu.stream(k, grid, block, spec.make_args("default", 0), **kw), "h100")
+    assert res.trace_rows["chunks"] > 4
+    assert res.trace_rows["compactions"] == 0
+    assert res.trace_rows["peak_rows"] == res.trace_rows["rows"]
 
 
 def test_a_recording_batch_is_sized_by_the_largest_block_seen(monkeypatch):
