@@ -249,6 +249,37 @@ STREAM_LANES = 16384                # threads per emulator batch of a launch str
 STREAM_SMALL_BATCHES_ABOVE = 2      # ... of more than this many default-size batches
 
 
+def _better_sample(first_try, again, keep: bool):
+    """The automatic choice between the sampled layouts (:mod:`gpusim.timing.sampling`), given the estimate
+    on a few SMs (``first_try``, whose bound is wider than ``AUTO_MAX_BOUND_PCT``: a kernel waiting on
+    global memory, whose contention the few SMs lack): sampled in time on the whole GPU when the launch has
+    at least ``AUTO_TIME_MIN_WAVES`` full waves (so that the sample costs at most about half a full run),
+    kept when its bound is within ``AUTO_MAX_BOUND_PCT``; otherwise, with ``keep``, the estimate with the
+    narrower bound, else the launch in full.  ``again(sample)``: the launch timed once more with ``sample``.
+    The result's ``sampling`` (or ``sampling_declined``) says what was tried."""
+    from gpusim.timing.sampling import AUTO_MAX_BOUND_PCT, AUTO_TIME_MIN_WAVES
+    info = first_try.sampling
+    tried = [first_try]
+    words = f"{info.describe()}: wider than {AUTO_MAX_BOUND_PCT:g}%"
+    wave = info.of_sms * max(1, first_try.occupancy.blocks_per_sm)
+    if info.n_blocks >= AUTO_TIME_MIN_WAVES * wave:
+        timed = again("time")
+        if timed.sampling is not None:
+            timed.sampling.reason = f"auto, {info.sms} SMs gave +/- {info.error_bound_pct:.0f}%"
+            if timed.sampling.trusted:
+                return timed
+            tried.append(timed)
+            words += f"; {timed.sampling.describe()}: wider than {AUTO_MAX_BOUND_PCT:g}%"
+    else:
+        words += (f"; not sampled in time: {info.n_blocks:,} blocks are {info.n_blocks / wave:.2f} waves of "
+                  f"{wave:,}, fewer than the {AUTO_TIME_MIN_WAVES} the automatic choice samples in time")
+    if keep:
+        return min(tried, key=lambda r: r.sampling.error_bound_pct)
+    full = again(False)
+    full.sampling_declined = words + ", so timed in full"
+    return full
+
+
 def run(source, kernel: str | None = None, grid=None, block=None, args: list | None = None, *,
         launch: str | Path | None = None, mode: str = "emulate", symbols: dict | None = None, shared_mem: int | None = None, size: str | None = None,
         seed: int = 0, check: bool = False, gpu="h100", regs_per_thread: int | None = None,
@@ -268,8 +299,10 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
     ``progress(cycles, blocks_done, blocks_total)``: the timing model's progress, about every 0.5 s;
     ``emulation_progress(blocks_done, blocks_total, warp_instructions)``: the emulator's, in either mode.
     ``sample``: timing mode's full or sampled simulation (:mod:`gpusim.timing.sampling`): ``"auto"`` (the
-    default: sampled when the launch is large, and ``res.timing.sampling`` says so), True or a number of
-    SMs (sampled), False (full detail).  A timeline needs every warp: ``timeline=True`` times in full.
+    default: sampled when the launch is large, and ``res.timing.sampling`` says so; see
+    :func:`_better_sample`), True (sampled, the layout chosen as ``"auto"`` chooses it, never in full), a
+    number of SMs (sampled on that many), ``"time"`` (sampled in time on the whole GPU), False (full
+    detail).  A timeline needs every warp: ``timeline=True`` times in full.
     ``observer``: a :class:`gpusim.timing.hooks.TimingObserver` that sees the timing model's events;
     ``timeline=True`` records the timeline (``res.timeline``, :mod:`gpusim.analysis.timeline`) during the run.
     ``fmad=False`` keeps every mul and add separately rounded (as ``nvcc --fmad=false``); by default they are
@@ -361,18 +394,16 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
             stream = emu.stream(k.name, grid, block, list(args), progress=emulation_progress, **launch_args)
             res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
                                   progress=progress, observer=observer, sample=sample)
-            info = res.timing.sampling
-            from gpusim.timing.sampling import AUTO_MAX_BOUND_PCT
-            if sample == "auto" and info is not None and not info.trusted:
-                # the estimate's bound is too wide (a memory-bound kernel: the sampled machine lacks the
-                # whole GPU's L2/DRAM contention, gpusim.timing.sampling): time it in full, from its inputs
-                stream = Emulator(module, budget=budget, fmad=fmad, max_lanes=emu.max_lanes).stream(
-                    k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs],
-                    progress=emulation_progress, **launch_args)
-                res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
-                                      progress=progress, observer=observer, sample=False)
-                res.timing.sampling_declined = info.describe() + (
-                    f"; wider than {AUTO_MAX_BOUND_PCT:g}%, so timed in full")
+            if sample in ("auto", True) and res.timing.sampling is not None and not res.timing.sampling.trusted:
+                def again(how):
+                    # the launch again from its inputs, timed ``how``
+                    nonlocal stream
+                    stream = Emulator(module, budget=budget, fmad=fmad, max_lanes=emu.max_lanes).stream(
+                        k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs],
+                        progress=emulation_progress, **launch_args)
+                    return simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
+                                    progress=progress, observer=observer, sample=how)
+                res.timing = _better_sample(res.timing, again, keep=sample is True)
             out = stream.finish()
             res._record_again = lambda: Emulator(module, budget=budget, fmad=fmad).launch(
                 k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs], record=True,
@@ -384,6 +415,10 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
             res.timing = simulate(out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
                                   progress=progress, observer=observer,
                                   sample=False if collector is not None else sample)
+            if sample in ("auto", True) and res.timing.sampling is not None and not res.timing.sampling.trusted:
+                res.timing = _better_sample(res.timing, lambda how: simulate(
+                    out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread, progress=progress,
+                    observer=observer, sample=how), keep=sample is True)
             if collector is not None:
                 res._timeline = collector.finish(res.timing.trace, res.timing, gpu)
     elif not tools:

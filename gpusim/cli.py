@@ -86,14 +86,27 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_sample_options(p: argparse.ArgumentParser) -> None:
-    """``--sample [SMS]`` / ``--full``: sampled or full-detail timing (default: sampled for large launches)."""
+    """``--sample [SMS|time]`` / ``--full``: sampled or full-detail timing (default: sampled for large launches)."""
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--sample", nargs="?", const=True, default=None, type=_positive, metavar="SMS",
-                   help="sampled timing: the launch's blocks timed on SMS SMs (default 4) with their share of "
-                        "L2 and DRAM, extrapolated to the GPU with an error bound (default: sampled when the "
-                        "launch is estimated at 4M+ warp instructions; the report says so)")
+    g.add_argument("--sample", nargs="?", const=True, default=None, type=_sample_how, metavar="SMS|time",
+                   help="sampled timing with an error bound.  SMS: the launch's blocks timed on SMS SMs with "
+                        "their share of L2 and DRAM; 'time': the launch's first and last waves timed on the "
+                        "whole GPU and the waves between extrapolated (a launch of fewer than 7 waves is timed "
+                        "in full); no value: 4 SMs, then in time when their bound is wider than 15%%.  Default: "
+                        "sampled when the launch is estimated at 4M+ warp instructions, in full when no "
+                        "sample's bound is within 15%%; the report says which")
     g.add_argument("--full", dest="sample", action="store_const", const=False,
                    help="full-detail timing of every block, however large the launch")
+
+
+def _sample_how(text: str):
+    """``--sample``'s value: a positive number of SMs, or ``time`` (also ``waves``)."""
+    if text.strip().lower() in ("time", "waves"):
+        return "time"
+    try:
+        return _positive(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a positive number of SMs or 'time', not {text!r}") from None
 
 
 def _sample(a):

@@ -236,8 +236,9 @@ def simulate_record(ref: RecordRef, options: SimOptions) -> dict:
     gpu = gpu_at_clock(options.gpu, options.clock)
     run_options = dict(options.run_options)
     if ref.sample is not None:
-        from gpusim.timing.sampling import DEFAULT_SMS
-        run_options["sample"] = DEFAULT_SMS if ref.sample else False
+        # sampled: the automatic choice of layout (a few SMs, or in time on the whole GPU when their bound is
+        # too wide and the launch has the waves), never in full: the estimate with the narrower bound
+        run_options["sample"] = True if ref.sample else False
     res = simulate(ref.program, ref.size, ref.seed, gpu, **run_options)
     counters = res.timing.counters
     info = getattr(res.timing, "sampling", None)

@@ -44,7 +44,7 @@ class FixedLatencyMemory:
 
     admit = begin
 
-    def warm(self, now: int, sectors) -> None:
+    def warm(self, now: int, sectors, dirty=(), write_back: bool = True) -> None:
         """Nothing to warm: no cache here (a sampled simulation's other SMs leave no trace)."""
 
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:

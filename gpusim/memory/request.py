@@ -145,8 +145,9 @@ class MemoryModel(Protocol):
     def admit(self, requests: Sequence[MemoryRequest]) -> None:
         """A later chunk of the kernel's trace arrives; ``requests`` are all it will issue."""
 
-    def warm(self, now: int, sectors: Sequence[int]) -> None:
-        """Sectors that SMs outside a sampled simulation touched at about ``now``."""
+    def warm(self, now: int, sectors: Sequence[int], dirty: Sequence[int] = (), write_back: bool = True) -> None:
+        """Sectors that SMs outside a sampled simulation touched at about ``now`` (``dirty``: those they
+        wrote; ``write_back``: whether what they evict is written back)."""
 
     def access(self, now: int, sm: int, request: MemoryRequest) -> tuple[int, int]:
         """(ready cycle, cycles the SM's memory path is busy) of ``request`` issued at ``now`` on ``sm``."""

@@ -156,6 +156,7 @@ class MemorySystem:
         self.tex_sectors = 0
         self.atom_free: dict[int, int] = {}
         self.atom_free_limit = 1 << 16
+        self.warm_fetched = self.warm_written_back = 0
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
         self._params_installed: set[int] = set()
@@ -239,20 +240,34 @@ class MemorySystem:
         self._params_installed |= params
         self._install_params(params)
 
-    def warm(self, now: int, sectors) -> None:
+    def warm(self, now: int, sectors, dirty=(), write_back: bool = True) -> None:
         """Global-memory sectors that SMs outside a sampled simulation read or wrote at about cycle ``now``
         (:mod:`gpusim.timing.sampling`): each goes into its L2 slice as those SMs' misses would bring it,
         usable an unloaded DRAM latency later (a simulated request for it meanwhile merges with that fill);
         one already there becomes most recent.  Their own DRAM traffic is not modelled (the sampled machine
-        has the simulated SMs' share of the DRAM); dirty sectors they evict are written back.
+        has the simulated SMs' share of the DRAM); dirty sectors they evict are written back, unless
+        ``write_back`` is False (the sample in time: the blocks not timed are not timed at all, and their
+        write-backs belong to their extrapolated time, not to the timed blocks after them).
 
-        Simplifies: the other SMs' stores do not make the sectors dirty; no counter moves."""
+        ``dirty``: sectors they wrote, put in the L2 dirty after ``sectors`` (as a store allocates them), so
+        that the timed blocks that follow evict and write them back as a whole run would.  Without it
+        (the sample on a few SMs, whose DRAM is their share only) the other SMs' stores do not make the
+        sectors dirty.  No counter moves: ``warm_fetched`` (sectors read that were not in L2: the DRAM reads
+        of the blocks not timed) and ``warm_written_back`` (dirty sectors they evicted) keep the totals."""
         ready = int(now) + math.ceil(self.spec.l2.hit_latency_near_cycles
                                      + self.spec.dram.latency_ns * self.core_mhz / 1000.0)
         evicted: list[int] = []
         for sector in sectors:
-            self._l2(self.slice_of(sector)).warm(sector, ready, evicted)
-        if evicted:
+            l2 = self._l2(self.slice_of(sector))
+            line = sector // l2.spl
+            w = l2.where.get(line, -1)
+            if w < 0 or not l2.valid[w] >> (sector - line * l2.spl) & 1:
+                self.warm_fetched += 1
+            l2.warm(sector, ready, evicted)
+        for sector in dirty:
+            self._l2(self.slice_of(sector)).write(sector, True, evicted)
+        self.warm_written_back += len(evicted)
+        if evicted and write_back:
             self._write_back(now, evicted)
 
     def preload_l2(self, sectors) -> None:

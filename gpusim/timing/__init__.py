@@ -122,9 +122,13 @@ def simulate(trace, gpu="h100", *, scheduler: str | None = None,
     ``progress``: ``callback(cycles, blocks_done, blocks_total)``, called about every 0.5 s of wall time;
     ``ideal``: an :class:`~gpusim.timing.idealize.Idealization` (what-if: mechanisms made perfect; a whole
     trace only when it changes the trace, as coalescing and divergence renumber and repack it whole);
-    ``sample``: False (full detail), True or a number of SMs (sampled, :mod:`gpusim.timing.sampling`: the
-    result's ``sampling`` says how, with its error bound), or ``"auto"`` (sampled when the launch is large,
-    :func:`gpusim.timing.sampling.should_sample`, judged on its first batch of blocks; never with ``ideal``).
+    ``sample``: False (full detail), True or a number of SMs (sampled on that many SMs,
+    :mod:`gpusim.timing.sampling`: the result's ``sampling`` says how, with its error bound), ``"time"``
+    (sampled in time on the whole GPU, :func:`gpusim.timing.sampling.simulate_time_sampled`; a launch of too
+    few waves is timed in full, and ``sampling_declined`` says why), or ``"auto"`` (sampled on a few SMs when
+    the launch is large, :func:`gpusim.timing.sampling.should_sample`, judged on its first batch of blocks;
+    never with ``ideal``; :func:`gpusim.run` goes on to the time layout, then to full detail, when the
+    sample's bound is too wide).
     """
     from gpusim.timing import sampling
     gpu = load_gpu(gpu)
@@ -142,16 +146,26 @@ def simulate(trace, gpu="h100", *, scheduler: str | None = None,
     if sample == "auto" and not ideal:
         per_block = first.n_instructions / max(1, first.n_warps // max(1, first.warps_per_block))
         sample, reason = sampling.should_sample(first.n_blocks, per_block * first.n_blocks, gpu)
+    elif sample == "time":
+        reason = "--sample time"
     elif sample not in (False, None, "auto"):
         reason = "--sample"
-    if sample not in (False, None, "auto"):
+    declined = None
+    if sample == "time":
+        res = sampling.simulate_time_sampled(trace, gpu, first=first, reason=reason, **kw)
+        if res is not None:
+            return res
+        declined = sampling.time_declined(first, gpu, regs_per_thread)
+    elif sample not in (False, None, "auto"):
         sms = sampling.DEFAULT_SMS if sample is True else int(sample)
         return sampling.simulate_sampled(trace, gpu, sms=sms, first=first, reason=reason, **kw)
     rest = iter(()) if isinstance(trace, KernelTrace) else trace.chunks(FULL)
     with _collector_paused():
         model = _build(first, rest, gpu, ideal=ideal, **kw)
         cycles = model.run()
-    return _collect(model, gpu, cycles)
+    res = _collect(model, gpu, cycles)
+    res.sampling_declined = declined
+    return res
 
 
 def _first_chunk(stream) -> KernelTrace:

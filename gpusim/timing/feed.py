@@ -53,12 +53,13 @@ _MIN_DEAD_FRACTION = 0.25               # compact only when at least this share 
 class Warming:
     """Global-memory sectors that blocks not timed touched (a sampled simulation,
     :mod:`gpusim.timing.sampling`): an item of a feed's chunk stream, handed to the memory model's
-    ``warm(now, sectors)`` when the feed reaches it."""
+    ``warm(now, sectors, **options)`` when the feed reaches it (``options``: ``dirty``, ``write_back``)."""
 
-    __slots__ = ("sectors",)
+    __slots__ = ("sectors", "options")
 
-    def __init__(self, sectors: list[int]) -> None:
+    def __init__(self, sectors: list[int], **options) -> None:
         self.sectors = sectors
+        self.options = options
 
 
 class BlockFeed:
@@ -114,7 +115,7 @@ class BlockFeed:
         while bid >= self.loaded_blocks:
             chunk = next(self._rest, None)
             if isinstance(chunk, Warming):
-                self.memory.warm(now, chunk.sectors)
+                self.memory.warm(now, chunk.sectors, **chunk.options)
                 self.warmed_sectors += len(chunk.sectors)
                 continue
             if chunk is None:

@@ -225,3 +225,30 @@ def test_warmed_sectors_are_in_l2_for_a_later_load_and_move_no_counter():
     dram_cycles = H100.memory.l2.hit_latency_near_cycles + H100.memory.dram.latency_ns * H100.clock_mhz / 1000
     assert early[0] < dram_cycles + H100.memory.l2.hit_latency_far_cycles
     assert ms2.counters()["dram__sectors_read.sum"] == 0
+
+
+def test_warmed_stores_are_dirty_and_the_warming_keeps_what_it_fetched_and_evicted():
+    # the sample in time (gpusim.timing.sampling.simulate_time_sampled) warms the L2 with the middle's
+    # sectors, its stores dirty, so that the tail evicts and writes them back as a whole run would
+    ms = system()
+    base = 1 << 24
+    ms.warm(0, [base // 32, base // 32 + 1], dirty=[base // 32 + 2])
+    assert ms.warm_fetched == 2 and ms.warm_written_back == 0
+    slice_ = ms.l2[ms.slice_of(base // 32 + 2)]
+    assert base // 32 + 2 in slice_.dirty_sectors()
+    ms.warm(0, [base // 32])                        # already there: nothing fetched
+    assert ms.warm_fetched == 2
+    assert ms.counters()["lts__t_sectors_lookup_miss.sum"] == 0
+    assert ms.counters()["dram__sectors_write.sum"] == 0
+
+
+def test_a_warming_that_evicts_dirty_lines_writes_them_back_unless_told_not_to():
+    l2 = H100.memory.l2
+    many = l2.size_bytes // 32 * 2                  # twice the L2's sectors: every dirty line is evicted
+    for write_back in (True, False):
+        ms = system()
+        ms.warm(0, [], dirty=range(1 << 20, (1 << 20) + many, 4), write_back=write_back)
+        ms.warm(0, range(1 << 26, (1 << 26) + many, 4), write_back=write_back)
+        assert ms.warm_written_back > 0
+        written = ms.counters()["dram__sectors_write.sum"]
+        assert (written > 0) == write_back
