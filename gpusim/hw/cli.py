@@ -68,8 +68,9 @@ def register(subparsers) -> None:
                         "simulation's time grows with it: 5-17 s of CPU per million)")
     v.add_argument("--sample-above", type=float, default=None, metavar="N",
                    help="time records of more than N measured warp instructions by sampling (gpusim run "
-                        "--sample: a few SMs, extrapolated, with an error bound) and the others in full detail "
-                        "(default: gpusim run's automatic choice for each)")
+                        "--sample: on a few SMs, and in time on the whole GPU when their bound is over 15%% and "
+                        "the launch has 12+ waves; the narrower bound kept; extrapolated, with an error bound) "
+                        "and the others in full detail (default: gpusim run's automatic choice for each)")
     v.add_argument("--jobs", type=int, default=1, help="simulate in this many processes (default 1)")
     v.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
                    help="stop a record after this long and report it as not simulated (default 600; 0: none)")

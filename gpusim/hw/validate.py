@@ -126,8 +126,9 @@ def find_records(golden_dirs: Iterable[str | Path], clock: str = "base", *, prog
     programs), ``name_pattern`` (a regular expression searched in the file stem); ``max_threads`` and ``max_warp_inst`` (the measured ``smsp__inst_executed.sum``: what the
     simulation's time grows with) mark larger records ``left_out`` with that reason: they count in their
     suite and size class as not simulated.  ``sample_above``: records of more measured warp instructions are
-    timed sampled (:mod:`gpusim.timing.sampling`), the others in full detail; None: ``gpusim.run``'s
-    automatic choice for each."""
+    timed sampled (:mod:`gpusim.timing.sampling`; ``gpusim.run(sample=True)``: on a few SMs, then in time
+    on the whole GPU when their bound is too wide, the narrower bound kept), the others in full detail;
+    None: ``gpusim.run``'s automatic choice for each."""
     if clock not in CLOCKS:
         raise GpusimError(f"--clock: expected one of {', '.join(CLOCKS)}, got {clock!r}")
     try:
