@@ -106,3 +106,11 @@ def test_cli_sample_time(capsys):
     with pytest.raises(SystemExit):
         main(["run", "vector_add", "--sample", "often", "--quiet"])
     assert "expected a positive number of SMs or 'time'" in capsys.readouterr().err
+
+
+def test_a_whole_trace_samples_in_time_like_its_stream():
+    trace = gpusim.run("reduce_warp_shuffle", size="default", mode="emulate", record_trace=True).trace
+    a = simulate(trace, SMALL, sample="time")
+    b = simulate(stream("reduce_warp_shuffle", "default"), SMALL, sample="time")
+    assert a.sampling.spans == b.sampling.spans and a.cycles == b.cycles
+    assert a.counters["dram__bytes_read.sum"] == b.counters["dram__bytes_read.sum"]
