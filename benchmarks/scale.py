@@ -7,7 +7,8 @@ wall time and peak memory, with the default automatic choice of full or sampled 
 
 Targets (issue 11): width 512 in under 60 s, width 1024 in under 5 minutes, peak memory under 2 GB.  Each
 line: width, warp instructions, simulated cycles, how it was timed (the report's sampling line), wall seconds
-and the peak resident set (``Maximum resident set size`` of /usr/bin/time -v, else ru_maxrss).
+and the peak resident set (``Maximum resident set size`` of /usr/bin/time -v, else ru_maxrss); with
+/usr/bin/time, the process's user CPU seconds too (on a loaded machine the wall time says little).
 """
 from __future__ import annotations
 
@@ -70,7 +71,9 @@ def main() -> None:
         if p.returncode:
             sys.stdout.write(p.stderr[-3000:])
         peak = f"{int(rss.group(1)) / 1024:,.0f} MB" if rss else "n/a"
-        print(f"  -> width {w}: process wall {wall:.1f} s, peak memory (time -v) {peak}", flush=True)
+        cpu = re.search(r"User time \(seconds\): ([\d.]+)", p.stderr)
+        cpu = f", CPU (user) {float(cpu.group(1)):.1f} s" if cpu else ""
+        print(f"  -> width {w}: process wall {wall:.1f} s{cpu}, peak memory (time -v) {peak}", flush=True)
 
 
 if __name__ == "__main__":

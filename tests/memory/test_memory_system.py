@@ -120,6 +120,24 @@ def test_atomics_on_one_address_serialise():
     assert ms.counters()["gpusim__l2_atomic_serialised.sum"] == 2 * 31
 
 
+def test_pruning_the_words_with_atomics_in_flight_changes_no_answer():
+    # 600 warps of random atomics over 4 MB, issued faster than they complete: thousands of words busy
+    # at once.  Pruning the done ones (here whenever more than 64 are held, as a long run does past 65,536)
+    # must give every access the answer of never pruning.
+    rng = np.random.default_rng(1)
+    rows = [("global", 4 * rng.integers(0, 1 << 20, 32), {"is_atomic": True}) for _ in range(600)]
+    trace = make_trace(rows)
+    answers = []
+    for limit in (64, 1 << 40):
+        ms = system()
+        reqs = prepare(ms, trace)
+        ms.atom_free_limit = limit
+        answers.append([ms.access(4 * i, i % 4, reqs[i]) for i in range(len(rows))])
+        if limit == 64:
+            assert ms.atom_free_limit > 64                 # pruned, and the limit followed the table
+    assert answers[0] == answers[1]
+
+
 def test_shared_atomics_on_one_word_serialise_in_the_bank():
     ms = system()
     trace = make_trace([("shared", np.full(32, 0), {"is_atomic": True}), ("shared", LANES * 4, {"is_atomic": True})])
