@@ -107,7 +107,8 @@ class L1Spec:
     line_bytes: int = param("bytes per line (tag)", 128)
     sector_bytes: int = param("bytes per sector (fill/valid unit)", 32)
     associativity: int = param("ways per set", 4)
-    tags_per_cycle: int = param("distinct lines the tag stage looks up per cycle (HARDWARE.md: 4)", 4)
+    tags_per_cycle: int = param("distinct lines of a request the L1 serves per cycle, its tag and data stages "
+                                "(HARDWARE.md: 4 tags; the H100 measured 1: micro/l1gather.json)", 4)
     miss_lines_per_cycle: float = param("lines (load misses, stores, atomics) the L1 sends towards L2 per SM "
                                         "cycle", 1.0)
 

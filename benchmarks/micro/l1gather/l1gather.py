@@ -1,0 +1,150 @@
+"""The L1 tag stage under load on the H100 (l1gather.cu): run on the GPU machine, one call.
+
+    python3 l1gather.py --cubin l1gather.cubin --out DIR          # DIR/l1gather.json
+    python3 l1gather.py --cubin l1gather.cubin launch SPEC.json   # (ncu's child) launch each case once
+
+Build (here, CUDA 13.0; the cubin is a build product, not committed; the simulator runs the committed
+l1gather.ptx, the PTX the cubin is assembled from):
+
+    nvcc -ptx -arch=sm_90 -O3 -lineinfo -o l1gather.ptx l1gather.cu && ptxas -arch=sm_90 -O3 l1gather.ptx -o l1gather.cubin
+
+One block on one SM, 1 to 32 warps.  Section ``clock``: each case's loop in SM cycles from clock64() (the
+clock as the driver leaves it), median of 5 launches; ``cycles_per_request`` = loop cycles / (warps x reps x
+4 loads) for the gathers (the L1's throughput: every load hits), loop cycles / reps for the chain (the
+latency of one request).  Section ``ncu``: every case once under ncu (default clock and cache control): the
+L1 counters that say the loads hit and how many requests, sectors and wavefronts they made.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "walk"))
+from walk import provenance as _walk_provenance
+
+NCU_METRICS = [
+    "gpc__cycles_elapsed.max", "sm__cycles_active.max", "smsp__inst_executed.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sector_hit_rate.pct", "lts__t_sectors_srcunit_tex_op_read.sum",
+    "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+    "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio",
+]
+# asked in a second ncu call: a name this ncu does not know fails only that call
+NCU_WAVEFRONTS = ["l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum",
+                  "l1tex__data_pipe_lsu_wavefronts_mem_lg.sum", "l1tex__data_bank_reads.sum"]
+REPS = 256
+
+
+def cases() -> list[dict]:
+    out = []
+    for warps in (1, 8, 32):
+        for stride in (1, 2, 8, 32, 64):
+            out.append({"kernel": "l1_gather", "stride": stride, "warps": warps, "reps": REPS})
+        out.append({"kernel": "l1_gather4", "stride": 1, "warps": warps, "reps": REPS})
+    for stride in (1, 8, 32):
+        out.append({"kernel": "l1_chain", "stride": stride, "warps": 1, "reps": 512})
+    return out
+
+
+def make_buffers(cp) -> dict:
+    rng = np.random.default_rng(5)
+    return {"a": cp.asarray(rng.random(64 * 32 * 8 + 64, dtype=np.float32)),
+            "zeros": cp.zeros(64 * 32 * 8 + 64, dtype=cp.int32),
+            "out": cp.zeros(32 * 32, dtype=cp.float32), "clk": cp.zeros(4, dtype=cp.int64)}
+
+
+def launch_case(mod, cp, case: dict, bufs: dict) -> int:
+    fn = mod.get_function(case["kernel"])
+    src = bufs["zeros"] if case["kernel"] == "l1_chain" else bufs["a"]
+    args = (np.int32(case["reps"]), np.int32(case["stride"]), src, bufs["out"], bufs["clk"])
+    if case["kernel"] != "l1_chain":
+        args += (np.int32(1),)                             # step: the windows' order, unknown to ptxas
+    fn((1,), (32 * case["warps"],), args)
+    cp.cuda.runtime.deviceSynchronize()
+    return int(bufs["clk"].get()[0])
+
+
+def provenance() -> dict:
+    return {**_walk_provenance(), "cubin": ("l1gather.cubin built from l1gather.ptx (nvcc 13.0 -ptx -arch=sm_90 -O3 "
+                                           "-lineinfo; ptxas 13.0 -O3)")}
+
+
+def section_clock(mod, cp) -> list[dict]:
+    bufs = make_buffers(cp)
+    rows = []
+    for case in cases():
+        launch_case(mod, cp, case, bufs)                   # warm-up (module load)
+        runs = [launch_case(mod, cp, case, bufs) for _ in range(5)]
+        med = statistics.median(runs)
+        per = med / case["reps"] if case["kernel"] == "l1_chain" else med / (case["warps"] * case["reps"] * 4)
+        rows.append({**case, "loop_cycles_median": med, "loop_cycles_runs": runs, "cycles_per_request": per})
+        print(f"clock {case} {per:.2f} cyc/request", flush=True)
+    return rows
+
+
+def run_ncu(args, metrics, tag) -> dict:
+    spec = Path(args.out) / "ncu_spec.json"
+    spec.write_text(json.dumps(cases()))
+    cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "-k", "regex:^l1_",
+           "--metrics", ",".join(metrics), sys.executable, str(Path(__file__).resolve()),
+           "--cubin", args.cubin, "launch", str(spec)]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
+    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith("l1_")]
+    out = []
+    for case, r in zip(cases(), rows):
+        vals = {}
+        for m in metrics:
+            try:
+                vals[m] = float(r[m].replace(",", ""))
+            except (KeyError, ValueError):
+                vals[m] = None
+        out.append({**case, "kernel_seen": r.get("Kernel Name"), "ncu": vals})
+    return {"command": " ".join(cmd[:9]) + " ...", "rc": p.returncode, "seconds": round(time.time() - t0, 1),
+            "stderr_tail": p.stderr[-1500:] if p.returncode else "", "rows": out}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cubin", default=str(HERE / "l1gather.cubin"))
+    ap.add_argument("--out", default="/tmp/l1gather")
+    ap.add_argument("what", nargs="*", default=["clock", "ncu"])
+    args = ap.parse_args()
+    import cupy as cp
+    mod = cp.RawModule(path=args.cubin)
+    if args.what[:1] == ["launch"]:
+        bufs = make_buffers(cp)
+        for case in json.loads(Path(args.what[1]).read_text()):
+            launch_case(mod, cp, case, bufs)
+        return 0
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    rec = {"what": __doc__.split("\n\n")[0], "provenance": provenance()}
+    if "clock" in args.what:
+        rec["clock"] = section_clock(mod, cp)
+    rec["provenance_after_clock"] = provenance()["nvidia_smi"]
+    if "ncu" in args.what:
+        rec["ncu"] = run_ncu(args, NCU_METRICS, "main")
+        rec["ncu_wavefronts"] = run_ncu(args, NCU_WAVEFRONTS, "wavefronts")
+    Path(args.out, "l1gather.json").write_text(json.dumps(rec, indent=1))
+    for i, c in enumerate(rec.get("clock", [])):
+        n = rec.get("ncu", {}).get("rows", [])
+        g = n[i]["ncu"] if i < len(n) else {}
+        print(f"{c['kernel']:10s} stride {c['stride']:3d} warps {c['warps']:2d}: {c['cycles_per_request']:7.2f} cyc/req"
+              f"  ncu gpc {g.get('gpc__cycles_elapsed.max')} hit% {g.get('l1tex__t_sector_hit_rate.pct')}"
+              f" sectors {g.get('l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
