@@ -97,3 +97,29 @@ def reconvergence_points(instrs) -> dict[int, int]:
                 break
         result[ins.pc] = starts[ipdom] if ipdom < nb else n
     return result
+
+
+def rewrite(instrs, removed, replace) -> list:
+    """``instrs`` without the PCs in ``removed`` and with ``replace(ins)`` for the others (an instruction, or
+    the same one), renumbered: PCs, branch targets (a removed target moves to the next kept instruction) and
+    reconvergence points recomputed.  The passes that rewrite ptxas-style (:mod:`isa.contract`,
+    :mod:`isa.ifconvert`) end with it."""
+    n = len(instrs)
+    out = []
+    new_pc = [0] * (n + 1)
+    for ins in instrs:
+        new_pc[ins.pc] = len(out)
+        if ins.pc in removed:
+            continue
+        out.append(replace(ins))
+    new_pc[n] = len(out)
+    for ins in out:
+        ins.pc = new_pc[ins.pc]
+        if ins.target >= 0:
+            ins.target = new_pc[ins.target]
+        ins.targets = tuple(new_pc[t] for t in ins.targets)
+    rpcs = reconvergence_points(out)
+    for ins in out:
+        if ins.base in ("bra", "brx"):
+            ins.reconverge = rpcs[ins.pc]
+    return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from isa.cfg import reconvergence_points
+from isa.cfg import rewrite
 from isa.opcodes import OPCODES
 from isa.program import Instruction, Reg
 
@@ -36,7 +36,6 @@ def _plain(ins: Instruction, bases: tuple[str, ...]) -> bool:
 def contract(instrs: list[Instruction]) -> tuple[list[Instruction], int]:
     """The instructions of one function with its contractible mul + add/sub pairs fused (see the module
     docstring), and how many were.  Branch targets and reconvergence points are recomputed."""
-    n = len(instrs)
     if not any(_plain(i, ("mul",)) for i in instrs):
         return instrs, 0
     block = _blocks(instrs)
@@ -93,25 +92,7 @@ def contract(instrs: list[Instruction]) -> tuple[list[Instruction], int]:
     if not cands:
         return instrs, 0
     removed = {m.pc for m in cands.values()}
-    out: list[Instruction] = []
-    new_pc = [0] * (n + 1)
-    for ins in instrs:
-        new_pc[ins.pc] = len(out)
-        if ins.pc in removed:
-            continue
-        if ins.pc in choice:
-            ins = _fused(ins, cands[choice[ins.pc]])
-        out.append(ins)
-    new_pc[n] = len(out)
-    for ins in out:
-        ins.pc = new_pc[ins.pc]
-        if ins.target >= 0:
-            ins.target = new_pc[ins.target]
-        ins.targets = tuple(new_pc[t] for t in ins.targets)
-    rpcs = reconvergence_points(out)
-    for ins in out:
-        if ins.base in ("bra", "brx"):
-            ins.reconverge = rpcs[ins.pc]
+    out = rewrite(instrs, removed, lambda ins: _fused(ins, cands[choice[ins.pc]]) if ins.pc in choice else ins)
     return out, len(choice)
 
 

@@ -19,7 +19,8 @@ parameter frame when it is entered and restores them when it returns, so each ac
 pointer to an outer activation's local variable sees the innermost one's: a simplification).
 
 ``fmad=True`` (ptxas's default, ``--fmad=true``) contracts ``mul`` + ``add``/``sub`` into ``fma`` first
-(:mod:`isa.contract`); atomics ptxas aggregates across a warp are marked (:mod:`isa.aggregate`; the emulator
+(:mod:`isa.contract`); short forward branches over a few arithmetic instructions become guarded
+instructions, as ptxas if-converts them (:mod:`isa.ifconvert`, always); atomics ptxas aggregates across a warp are marked (:mod:`isa.aggregate`; the emulator
 ignores the mark, the timing model sends one atomic per warp for them).  An error kept in the kernel or a function it needs (an unsupported instruction, see
 ``parse_ptx(strict=False)``) is raised here, when that kernel is linked.
 """
@@ -32,6 +33,7 @@ from isa.aggregate import mark_aggregated
 from isa.contract import contract
 from isa.declarations import align_up
 from isa.errors import PtxError
+from isa.ifconvert import if_convert
 from isa.program import CallInfo, Instruction, Kernel, Mem, Module, Reg, SymbolAddr, Vec
 
 FUNCTION_BASE = 0x0500_0000_0000     # generic "addresses" of functions (for indirect calls)
@@ -98,6 +100,7 @@ def link(module: Module, kernel: Kernel, *, fmad: bool = True) -> Program:
         if fmad:
             instrs, n = contract(instrs)
             contracted += n
+        instrs, _ = if_convert(instrs)
         instrs, _ = mark_aggregated(instrs)
         units.append((unit, instrs))
     prog = Program(kernel, [], [], fmad=fmad, contracted=contracted)

@@ -16,6 +16,7 @@ IF_ELSE = """
     setp.gt.u32 %p, %a, 2;          // if (tid > 2)
     @!%p bra ELSE;
     mov.u32 %d, 100;
+    membar.cta;                     // keeps ptxas's if-conversion (isa.ifconvert) from predicating the moves
     bra.uni DONE;
 ELSE:
     mov.u32 %d, 200;                // the taken path falls through to the reconvergence point

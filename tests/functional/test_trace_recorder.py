@@ -64,14 +64,15 @@ def test_divergent_paths_appear_in_the_order_they_ran_with_their_lanes():
     setp.lt.u32 %p, %r0, 8;
     @%p bra LOW;
     add.u32 %r1, %r0, 2;
+    membar.cta;
     bra.uni JOIN;
 LOW:
     add.u32 %r1, %r0, 1;
 JOIN:
-    ret;""")
-    assert [r[0] for r in rows(t, 0)] == ["mov.u32", "setp.lt.u32", "bra", "add.u32", "add.u32", "bra.uni",
-                                         "ret"]
-    assert [r[1] for r in rows(t, 0)] == [ALL, ALL, ALL, 0xFF, ~0xFF & ALL, ~0xFF & ALL, ALL]
+    ret;""")      # the membar keeps ptxas's if-conversion (isa.ifconvert) from predicating the adds
+    assert [r[0] for r in rows(t, 0)] == ["mov.u32", "setp.lt.u32", "bra", "add.u32", "add.u32", "membar.cta",
+                                         "bra.uni", "ret"]
+    assert [r[1] for r in rows(t, 0)] == [ALL, ALL, ALL, 0xFF, ~0xFF & ALL, ~0xFF & ALL, ~0xFF & ALL, ALL]
 
 
 # ---- addresses --------------------------------------------------------------------------------------------
