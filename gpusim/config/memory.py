@@ -133,10 +133,14 @@ class ConstCacheSpec:
     line_bytes: int = param("bytes per line", 64)
     associativity: int = param("ways per set", 4)
     addresses_per_cycle: int = param("distinct addresses served per cycle (divergent ones serialise)", 1)
+    fill_bytes: int = param("bytes one miss brings in from L2, aligned (the sectors of the block that were not "
+                            "asked for come with the one that was)", 32)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "addresses_per_cycle")
-        _power_of_two(self, path, "line_bytes")
+        _power_of_two(self, path, "line_bytes", "fill_bytes")
+        if self.fill_bytes < 32:
+            raise ConfigError(f"{path}.fill_bytes: {self.fill_bytes} is below one 32-byte sector")
         if self.size_bytes % (self.line_bytes * self.associativity):
             raise ConfigError(f"{path}.size_bytes: not a multiple of line_bytes x associativity")
 

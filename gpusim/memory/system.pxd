@@ -23,7 +23,7 @@ cdef class MemorySystem:
     cdef public object gpu, spec
     cdef public long long n_sm, n_slices, l1_hit, icnt_latency, tags_per_cycle, l1_bytes, inflight_lines
     cdef public long long slice_latency, far_extra, _read_icnt_cut, dram_overhead_ck, _dram_idle_read_ck
-    cdef public long long _shared_wpc, _shared_latency
+    cdef public long long _shared_wpc, _shared_latency, _const_fill_sectors
     cdef public double core_mhz, miss_cycles, l2_mhz, slice_request_cycles, slice_sector_cycles
     cdef public double _atom_same, _atom_same_float, _atom_request, _atom_return_request, _atom_word
     cdef public double _atom_return_word, dram_mhz, _ck_per_core, _core_per_ck
@@ -112,3 +112,7 @@ cdef class MemorySystem:
     @cython.locals(cc=ConstantCache, n="long long", busy="long long", start="long long", t="long long",
                    ready="long long", cache=SectoredCache, sector="long long", r="long long", arrive="long long")
     cdef tuple _constant(self, long long now, long long sm, MemoryRequest request)
+
+    @cython.locals(n="long long", first="long long", mine="long long", line="long long", lo="long long",
+                   hi="long long", mask="long long", s="long long", r="long long")
+    cdef long long _const_fill(self, long long arrive, long long sm, long long sector, SectoredCache cache)

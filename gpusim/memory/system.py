@@ -148,6 +148,7 @@ class MemorySystem:
         self.inflight_wait_cycles = 0.0
         self.shared_free = array("q", [0]) * self.n_sm
         self.const_free = array("q", [0]) * self.n_sm
+        self._const_fill_sectors = max(1, spec.const.fill_bytes // 32)
         self.slice_free = array("d", [0.0]) * self.n_slices
         self.lrc: dict[int, float] = {}      # sector -> cycle its read data leaves the slice (in flight)
         self.lrc_merged = 0
@@ -635,12 +636,39 @@ class MemorySystem:
             r = cache.probe(t, sector)
             if r < 0:
                 arrive = cache.mshr_start(t) + self.icnt_latency
-                r = _ceil(self._slice_read(arrive, sm, sector >> 2, 1 << (sector & 3)) + self.icnt_latency) + \
-                    self.l1_hit
-                cache.fill(sector, r)
+                r = self._const_fill(arrive, sm, sector, cache)
             if r > ready:
                 ready = r
         return ready, busy
+
+    def _const_fill(self, arrive, sm, sector, cache):
+        """The cycle missed constant ``sector`` is usable, its read reaching L2 at ``arrive``: the aligned
+        block of ``const.fill_bytes`` around it is read too, a request per L2 line, and filled as a prefetch
+        (no MSHR, no counter; a sector already there stays as it was).  The missed sector is a request of its
+        own: it is usable when it is back, whatever its neighbours wait for (DRAM, say)."""
+        mine = _ceil(self._slice_read(arrive, sm, sector >> 2, 1 << (sector & 3)) + self.icnt_latency) + self.l1_hit
+        cache.fill(sector, mine)
+        n = self._const_fill_sectors
+        first = sector - sector % n
+        line = first >> 2
+        while line << 2 < first + n:
+            lo = line << 2
+            if lo < first:
+                lo = first
+            hi = (line << 2) + 4
+            if hi > first + n:
+                hi = first + n
+            mask = 0
+            for s in range(lo, hi):
+                if s != sector:
+                    mask |= 1 << (s & 3)
+            if mask:
+                r = _ceil(self._slice_read(arrive, sm, line, mask) + self.icnt_latency) + self.l1_hit
+                for s in range(lo, hi):
+                    if s != sector:
+                        cache.warm(s, r)
+            line += 1
+        return mine
 
     # -- results -----------------------------------------------------------------------------------------
     def counters(self) -> dict:

@@ -159,6 +159,26 @@ def test_constant_uniform_address_broadcasts_divergent_serialises():
     assert busy == 32
 
 
+@pytest.mark.parametrize("gpu, fill", [(H100, 256), (A100, 32)], ids=["h100", "a100"])
+def test_a_constant_miss_brings_the_aligned_fill_block(gpu, fill):
+    """micro/cwalk.json: on the H100 one miss brings the 256 B around it (a walk at a 16 B stride goes to L2
+    once per 16 loads); a sector of the block is then a hit, the next block's first sector a miss; a preset
+    without the measurement keeps the old single-sector fill."""
+    assert gpu.memory.const.fill_bytes == fill
+    ms = system(gpu)
+    addrs = [4096, 4096 + 32, 4096 + 224, 4096 + 256]
+    trace = make_trace([("const", np.full(32, a), {}) for a in addrs])
+    reqs = prepare(ms, trace)
+    hit = gpu.memory.const.hit_latency_cycles
+    first, _ = ms.access(0, 0, reqs[0])
+    assert first > 4 * hit                                 # the cold miss: an L2 (or DRAM) trip
+    lat = [ms.access(10**5 * k, 0, reqs[k])[0] - 10**5 * k for k in (1, 2, 3)]
+    if fill > 32:
+        assert lat[:2] == [hit, hit] and lat[2] > 4 * hit
+    else:
+        assert all(x > 4 * hit for x in lat)
+
+
 def test_stores_write_back_to_dram_only_on_flush():
     ms = system()
     trace = make_trace([("global", LANES * 4, {"is_store": True, "is_load": False})])

@@ -3,6 +3,8 @@
     python3 l1gather.py --cubin l1gather.cubin --out DIR          # DIR/l1gather.json
     python3 l1gather.py --cubin l1gather.cubin launch SPEC.json   # (ncu's child) launch each case once
 
+On the GPU machine l1gather.py, ../onecall.py and ../walk/walk.py go in one folder with the cubin.
+
 Build (here, CUDA 13.0; the cubin is a build product, not committed; the simulator runs the committed
 l1gather.ptx, the PTX the cubin is assembled from):
 
@@ -16,21 +18,17 @@ L1 counters that say the loads hit and how many requests, sectors and wavefronts
 """
 from __future__ import annotations
 
-import argparse
-import csv
-import io
-import json
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "walk"))
-from walk import provenance as _walk_provenance
+sys.path.insert(0, str(HERE.parent))
+import onecall  # the ncu section, the command line, the provenance
+
+CUBIN = "l1gather.cubin built from l1gather.ptx (nvcc 13.0 -ptx -arch=sm_90 -O3 -lineinfo; ptxas 13.0 -O3)"
 
 NCU_METRICS = [
     "gpc__cycles_elapsed.max", "sm__cycles_active.max", "smsp__inst_executed.sum",
@@ -74,11 +72,6 @@ def launch_case(mod, cp, case: dict, bufs: dict) -> int:
     return int(bufs["clk"].get()[0])
 
 
-def provenance() -> dict:
-    return {**_walk_provenance(), "cubin": ("l1gather.cubin built from l1gather.ptx (nvcc 13.0 -ptx -arch=sm_90 -O3 "
-                                           "-lineinfo; ptxas 13.0 -O3)")}
-
-
 def section_clock(mod, cp) -> list[dict]:
     bufs = make_buffers(cp)
     rows = []
@@ -92,51 +85,13 @@ def section_clock(mod, cp) -> list[dict]:
     return rows
 
 
-def run_ncu(args, metrics, tag) -> dict:
-    spec = Path(args.out) / "ncu_spec.json"
-    spec.write_text(json.dumps(cases()))
-    cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "-k", "regex:^l1_",
-           "--metrics", ",".join(metrics), sys.executable, str(Path(__file__).resolve()),
-           "--cubin", args.cubin, "launch", str(spec)]
-    t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
-    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith("l1_")]
-    out = []
-    for case, r in zip(cases(), rows):
-        vals = {}
-        for m in metrics:
-            try:
-                vals[m] = float(r[m].replace(",", ""))
-            except (KeyError, ValueError):
-                vals[m] = None
-        out.append({**case, "kernel_seen": r.get("Kernel Name"), "ncu": vals})
-    return {"command": " ".join(cmd[:9]) + " ...", "rc": p.returncode, "seconds": round(time.time() - t0, 1),
-            "stderr_tail": p.stderr[-1500:] if p.returncode else "", "rows": out}
-
-
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cubin", default=str(HERE / "l1gather.cubin"))
-    ap.add_argument("--out", default="/tmp/l1gather")
-    ap.add_argument("what", nargs="*", default=["clock", "ncu"])
-    args = ap.parse_args()
-    import cupy as cp
-    mod = cp.RawModule(path=args.cubin)
-    if args.what[:1] == ["launch"]:
-        bufs = make_buffers(cp)
-        for case in json.loads(Path(args.what[1]).read_text()):
-            launch_case(mod, cp, case, bufs)
+    rec = onecall.main(doc=__doc__, name="l1gather", script=str(Path(__file__).resolve()), cases=cases,
+                       make_buffers=make_buffers, launch_case=launch_case, section_clock=section_clock,
+                       ncu_metrics={"ncu": NCU_METRICS, "ncu_wavefronts": NCU_WAVEFRONTS}, kernel_prefix="l1_",
+                       cubin_note=CUBIN)
+    if rec is None:
         return 0
-    Path(args.out).mkdir(parents=True, exist_ok=True)
-    rec = {"what": __doc__.split("\n\n")[0], "provenance": provenance()}
-    if "clock" in args.what:
-        rec["clock"] = section_clock(mod, cp)
-    rec["provenance_after_clock"] = provenance()["nvidia_smi"]
-    if "ncu" in args.what:
-        rec["ncu"] = run_ncu(args, NCU_METRICS, "main")
-        rec["ncu_wavefronts"] = run_ncu(args, NCU_WAVEFRONTS, "wavefronts")
-    Path(args.out, "l1gather.json").write_text(json.dumps(rec, indent=1))
     for i, c in enumerate(rec.get("clock", [])):
         n = rec.get("ncu", {}).get("rows", [])
         g = n[i]["ncu"] if i < len(n) else {}

@@ -1,0 +1,74 @@
+"""What the one-call device microbenchmarks (l1gather, cwalk) share: the ncu section and the command line.
+
+A driver gives its cases, how to make its buffers and launch one case, and its clock section; ``main`` then
+parses ``--cubin``/``--out``/sections, runs ``launch SPEC.json`` as ncu's child (each case once), or the clock
+section, then every case once under ncu (default clock and cache control), and writes ``DIR/NAME.json`` with
+the provenance of ``walk.py`` (GPU, driver, ncu, nvidia-smi clocks, date).  On the GPU machine the driver,
+this file and ``walk/walk.py`` travel together (in one folder there).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "walk"))
+from walk import provenance as device_provenance
+
+
+def ncu_section(script: str, cubin: str, out_dir: str, metrics: list[str], cases: list[dict],
+                kernel_prefix: str) -> dict:
+    """Every case launched once by ``script launch SPEC`` under ncu: its ``metrics`` per case, in order."""
+    spec = Path(out_dir) / "ncu_spec.json"
+    spec.write_text(json.dumps(cases))
+    cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "-k", f"regex:^{kernel_prefix}",
+           "--metrics", ",".join(metrics), sys.executable, script, "--cubin", cubin, "launch", str(spec)]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
+    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines)))
+            if r.get("Kernel Name", "").startswith(kernel_prefix)]
+    out = []
+    for case, r in zip(cases, rows):
+        vals = {}
+        for m in metrics:
+            try:
+                vals[m] = float(r[m].replace(",", ""))
+            except (KeyError, ValueError):
+                vals[m] = None
+        out.append({**case, "kernel_seen": r.get("Kernel Name"), "ncu": vals})
+    return {"command": " ".join(cmd[:9]) + " ...", "rc": p.returncode, "seconds": round(time.time() - t0, 1),
+            "stderr_tail": p.stderr[-1500:] if p.returncode else "", "rows": out}
+
+
+def main(*, doc: str, name: str, script: str, cases, make_buffers, launch_case, section_clock,
+         ncu_metrics: dict[str, list[str]], kernel_prefix: str, cubin_note: str) -> dict | None:
+    """The command line of a driver (module docstring); the record written, or None for ``launch``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--cubin", default=str(Path(script).with_name(f"{name}.cubin")))
+    ap.add_argument("--out", default=f"/tmp/{name}")
+    ap.add_argument("what", nargs="*", default=["clock", "ncu"])
+    args = ap.parse_args()
+    import cupy as cp
+    mod = cp.RawModule(path=args.cubin)
+    if args.what[:1] == ["launch"]:
+        bufs = make_buffers(cp)
+        for case in json.loads(Path(args.what[1]).read_text()):
+            launch_case(mod, cp, case, bufs)
+        return None
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    rec = {"what": doc.split("\n\n")[0], "provenance": {**device_provenance(), "cubin": cubin_note}}
+    if "clock" in args.what:
+        rec["clock"] = section_clock(mod, cp)
+    rec["provenance_after_clock"] = device_provenance()["nvidia_smi"]
+    if "ncu" in args.what:
+        for key, metrics in ncu_metrics.items():
+            rec[key] = ncu_section(script, args.cubin, args.out, metrics, cases(), kernel_prefix)
+    Path(args.out, f"{name}.json").write_text(json.dumps(rec, indent=1))
+    return rec
