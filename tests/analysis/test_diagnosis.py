@@ -58,12 +58,6 @@ def test_reduce_interleaved_is_divergence(h100_4sm):
     assert any("sdata[t] += sdata[t + stride];" in e and "of 32 threads active" in e for e in top.evidence)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "since ptxas's loop unrolling is modelled (gpusim.timing.loop_unroll: 16 loads of the k-loop in flight, as "
-    "the SASS has them) the naive kernel is within 8% of the H100 (small: 9,820 vs 9,120 cycles) but the tiled "
-    "one stays 24% too slow (9,812 vs 7,892), so the model no longer shows the tiled gain at width 64 (naive "
-    "10,226 vs tiled 11,731 cycles on 4 SMs), and latency not hidden ranks above reuse; the fix belongs to "
-    "matmul_tiled's model"))
 def test_matmul_naive_is_global_memory_and_predicts_the_tiled_gain(h100_4sm):
     naive, d = _diagnose("matmul_naive", "width=64", h100_4sm)
     top = d.top
