@@ -233,8 +233,9 @@ class TraceRecorder:
             rows = np.repeat(starts[ms] - np.concatenate(([0], np.cumsum(n_rows)[:-1])), n_rows) + \
                 np.arange(int(n_rows.sum()), dtype=np.int64)
             slot[rows] = np.arange(rows.size)
-            addrs = np.concatenate(b.addr)
             sizes = np.array([a.shape[0] for a in b.addr], dtype=np.int64)
+            addrs = np.concatenate(b.addr)
+            b.addr = []                  # the steps' rows, now copied: not held twice while the chunk is built
             spaces = np.repeat(np.array(b.space, dtype=np.uint8), sizes)
         order = np.argsort(w_all, kind="stable")
         per_warp = np.bincount(w_all, minlength=b.n_warps)

@@ -35,7 +35,10 @@ from gpusim.functional.trace import KernelTrace
 __all__ = ["LaunchStream", "FULL", "MEMORY", "COUNTS", "PROGRESS_INTERVAL_S"]
 
 PROGRESS_INTERVAL_S = 0.5
-RECORD_BATCH_ROWS = 4_000_000   # warp instructions a recording batch aims at, at most (~160 MB of trace)
+# Warp instructions a recording batch aims at, at most.  A batch's trace and its copies while the timing
+# model takes it in (the ptxas-like passes, the requests) cost ~250 bytes a row at their peak on a kernel
+# with 40% memory rows (tiled matmul), on top of the resident blocks' rows.
+RECORD_BATCH_ROWS = 1_000_000
 
 
 class LaunchStream:
