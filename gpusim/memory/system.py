@@ -480,7 +480,8 @@ class MemorySystem:
         evicted: list[int] = []
         l2.fill(sector, r, evicted)
         if evicted:
-            self._write_back(r, evicted)
+            # the victim's line is taken when the miss goes out (its MSHR starts), and written back then
+            self._write_back(m, evicted)
         return r
 
     def _l2_data(self, tag, sector, sl) -> float:
