@@ -245,6 +245,27 @@ def test_streaming_through_the_facade_stays_below_dram_peak():
     assert bw > 0.7 * H100.memory.dram.peak_bytes_per_s   # the tail latency is ~15% of this short run
 
 
+def test_misses_that_evict_dirty_lines_overlap_like_those_that_evict_clean_ones():
+    # An L2 full of dirty lines: every miss writes a victim back.  The write-back goes when the miss takes
+    # the victim's line; booked when the new data arrived instead (hundreds of cycles ahead), it held each
+    # DRAM channel's next reads behind it, and 8,192 scattered misses chained one after another.
+    l2_bytes = 12 * 80 * 128 * 16                                   # 12 lines a set in each of 80 slices
+    small = load_gpu("h100", overrides={"memory.l2.size_bytes": l2_bytes})
+    rng = np.random.default_rng(3)
+    lines = rng.choice(1 << 18, size=8192, replace=False) + (1 << 20)      # distinct 128 B lines, 32 MB away
+    rows = [("global", [int(ln) * 128 + 4 * k for k in range(32)], {"cache_op": ".cg"}) for ln in lines]
+    done = {}
+    for dirty in (False, True):
+        ms = system(small, sm_count=32)
+        held = list(range(0, l2_bytes, 32))
+        ms.warm(0, [] if dirty else [a // 32 for a in held], dirty=[a // 32 for a in held] if dirty else ())
+        reqs = prepare(ms, make_trace(rows))
+        done[dirty] = max(ms.access(10**6 + i // 4, i % 32, reqs[i])[0] for i in range(len(rows))) - 10**6
+        writes = ms.counters()["dram__sectors_write.sum"]
+        assert (writes >= 4 * len(rows)) if dirty else writes == 0      # each miss wrote a dirty victim back
+    assert done[True] < 1.5 * done[False]
+
+
 def test_warmed_sectors_are_in_l2_for_a_later_load_and_move_no_counter():
     # a sampled simulation puts the sectors of SMs it does not simulate in L2 (MemorySystem.warm)
     ms = system()
