@@ -33,7 +33,7 @@ cdef class SectoredCache:
     cpdef void fill(self, long long sector, long long ready, list evicted=*)
 
     @cython.locals(spl="long long", line="long long", sub="long long", w="long long")
-    cpdef void warm(self, long long sector, long long ready, list evicted=*)
+    cpdef bint warm(self, long long sector, long long ready, list evicted=*)
 
     @cython.locals(spl="long long", line="long long", sub="long long", w="long long", present=bint)
     cpdef bint write(self, long long sector, bint allocate, list evicted=*)

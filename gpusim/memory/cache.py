@@ -134,10 +134,10 @@ class SectoredCache:
         if self.mshrs:
             self.outstanding.push(ready)
 
-    def warm(self, sector: int, ready: int, evicted: list[int] | None = None) -> None:
+    def warm(self, sector: int, ready: int, evicted: list[int] | None = None) -> bool:
         """A fill that a requester outside the simulation started: the sector is allocated (usable from
         ``ready``) as :meth:`fill` would, or made most recent if present; no counter moves and no MSHR is
-        taken (the requester's own)."""
+        taken (the requester's own).  Returns whether it was allocated (not present before)."""
         spl = self.spl
         line = sector // spl
         sub = sector - line * spl
@@ -145,10 +145,11 @@ class SectoredCache:
         if w >= 0 and self.valid[w] >> sub & 1:
             self.clock += 1
             self.used[w] = self.clock
-            return
+            return False
         w = self._way(line, evicted)
         self.valid[w] |= 1 << sub
         self.ready[w * spl + sub] = ready
+        return True
 
     def write(self, sector: int, allocate: bool, evicted: list[int] | None = None) -> bool:
         """Write a whole sector: returns whether it was present.  With ``allocate`` a missing sector is

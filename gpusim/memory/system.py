@@ -259,12 +259,8 @@ class MemorySystem:
                                      + self.spec.dram.latency_ns * self.core_mhz / 1000.0)
         evicted: list[int] = []
         for sector in sectors:
-            l2 = self._l2(self.slice_of(sector))
-            line = sector // l2.spl
-            w = l2.where.get(line, -1)
-            if w < 0 or not l2.valid[w] >> (sector - line * l2.spl) & 1:
+            if self._l2(self.slice_of(sector)).warm(sector, ready, evicted):
                 self.warm_fetched += 1
-            l2.warm(sector, ready, evicted)
         for sector in dirty:
             self._l2(self.slice_of(sector)).write(sector, True, evicted)
         self.warm_written_back += len(evicted)
