@@ -246,13 +246,9 @@ def _row_blocks(chunk: KernelTrace) -> np.ndarray:
     return np.repeat(chunk.warp_block.astype(np.int64), np.diff(chunk.warp_start))
 
 
-def _warm_sectors(chunk: KernelTrace, keep_block) -> list[int]:
-    """Global sectors the rows of the blocks ``keep_block`` selects (a bool mask over rows) touched, each once."""
-    return _warm_sectors_split(chunk, keep_block, stores_apart=False)[0]
-
-
 def _warm_sectors_split(chunk: KernelTrace, keep_block, stores_apart: bool) -> tuple[list[int], list[int]]:
-    """(sectors read, sectors written) by the rows of the blocks ``keep_block`` selects, each once; with
+    """(sectors read, sectors written) by the rows of the blocks ``keep_block`` (a bool mask over rows)
+    selects, each once; with
     ``stores_apart`` False every sector is in the first list."""
     rows = np.flatnonzero((chunk.mem_slot >= 0) & keep_block)
     if rows.size == 0:
