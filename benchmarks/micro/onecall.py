@@ -12,6 +12,7 @@ import argparse
 import csv
 import io
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -72,3 +73,18 @@ def main(*, doc: str, name: str, script: str, cases, make_buffers, launch_case, 
             rec[key] = ncu_section(script, args.cubin, args.out, metrics, cases(), kernel_prefix)
     Path(args.out, f"{name}.json").write_text(json.dumps(rec, indent=1))
     return rec
+
+
+def clock_section(mod, cp, cases: list[dict], make_buffers, launch_case, requests_of) -> list[dict]:
+    """Each case launched once to warm up, then 5 times: its loop cycles (``launch_case``'s answer), their
+    median, and ``cycles_per_request`` = median / ``requests_of(case)``."""
+    bufs = make_buffers(cp)
+    rows = []
+    for case in cases:
+        launch_case(mod, cp, case, bufs)                   # warm-up (module load)
+        runs = [launch_case(mod, cp, case, bufs) for _ in range(5)]
+        med = statistics.median(runs)
+        per = med / requests_of(case)
+        rows.append({**case, "loop_cycles_median": med, "loop_cycles_runs": runs, "cycles_per_request": per})
+        print(f"clock {case} {per:.2f} cyc/request", flush=True)
+    return rows

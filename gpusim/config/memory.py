@@ -107,14 +107,21 @@ class L1Spec:
     line_bytes: int = param("bytes per line (tag)", 128)
     sector_bytes: int = param("bytes per sector (fill/valid unit)", 32)
     associativity: int = param("ways per set", 4)
-    tags_per_cycle: int = param("distinct lines of a request the L1 serves per cycle, its tag and data stages "
-                                "(HARDWARE.md: 4 tags; the H100 measured 1: micro/l1gather.json)", 4)
+    tags_per_cycle: int = param("distinct lines of a request the L1 tag stage looks up per cycle (HARDWARE.md: "
+                                "4 tags; the H100 measured 4: micro/l1gather.json); the data stage then "
+                                "reads one bank wavefront per cycle", 4)
+    store_beats_per_cycle: float = param("beats of store data the L1 sends towards L2 per SM cycle: a beat per "
+                                         "sector a store writes, and one for a line's byte mask when a sector "
+                                         "is written only in part (0: a store line costs what a miss line "
+                                         "does)", 0.0)
     miss_lines_per_cycle: float = param("lines (load misses, stores, atomics) the L1 sends towards L2 per SM "
                                         "cycle", 1.0)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "tags_per_cycle",
                   "miss_lines_per_cycle")
+        if self.store_beats_per_cycle < 0:
+            raise ConfigError(f"{path}.store_beats_per_cycle: must be >= 0 (0: off), got {self.store_beats_per_cycle}")
         _power_of_two(self, path, "line_bytes", "sector_bytes")
         if self.line_bytes != 128 or self.sector_bytes != 32:
             raise ConfigError(f"{path}.line_bytes/sector_bytes: the coalescer models 128 B lines of 32 B "
@@ -167,6 +174,9 @@ class L2Spec:
         "L2 cycles: requests (tag lookups: one line's sectors from one SM) a slice takes per L2 cycle", 1.0)
     sectors_per_cycle_per_slice: float = param("L2 cycles: sectors of data a slice reads or writes per cycle",
                                                2.0)
+    write_beat_cycles: float = param("L2 cycles a slice spends per beat of a write (a beat per sector written, "
+                                     "and one for the byte mask of a line with a sector written only in "
+                                     "part); 0: a write costs what a read of its sectors does", 0.0)
     atomic_request_cycles: float = param(
         "L2 cycles a slice spends on one atomic request without a result (RED: one lane per word of a sector)",
         1.0)
@@ -185,6 +195,8 @@ class L2Spec:
                   "sectors_per_cycle_per_slice", "atomic_request_cycles", "atomic_return_request_cycles",
                   "atomic_words_per_cycle", "atomic_return_words_per_cycle", "atomic_same_address_cycles",
                   "atomic_same_address_float_cycles")
+        if self.write_beat_cycles < 0:
+            raise ConfigError(f"{path}.write_beat_cycles: must be >= 0 (0: off), got {self.write_beat_cycles}")
         _power_of_two(self, path, "line_bytes", "sector_bytes")
         if self.line_bytes != 128 or self.sector_bytes != 32:
             raise ConfigError(f"{path}.line_bytes/sector_bytes: expected 128/32, got "

@@ -148,3 +148,38 @@ class Coalescer:
             out[f"smsp__sass_average_data_bytes_per_sector_mem_global_op_{op}.pct"] = (
                 100.0 * self.bytes_requested[op] / (sec * SECTOR_BYTES) if sec else 0.0)
         return out
+
+
+def masked_line_bits(addresses: np.ndarray, access_bytes: int) -> list[int]:
+    """Per store request (row of ``addresses``, int64 [M, lanes] byte addresses, -1 = lane inactive): an int
+    whose bit ``i`` is set when the ``i``-th of the request's 128 B lines (ascending) has a 32 B sector the
+    lanes write only in part, so the line's data travels with a byte mask.  Lanes writing the same address
+    count once; an access that crosses a sector boundary counts both sectors as written in part."""
+    a = np.asarray(addresses, dtype=np.int64)
+    m = a.shape[0]
+    out = np.zeros(m, dtype=np.int64)
+    row, lane = np.nonzero(a >= 0)
+    if row.size:
+        addr = a[row, lane]
+        order = np.lexsort((addr, row))
+        row, addr = row[order], addr[order]
+        keep = np.ones(row.shape, dtype=bool)
+        keep[1:] = (row[1:] != row[:-1]) | (addr[1:] != addr[:-1])
+        row, addr = row[keep], addr[keep]
+        sector = addr // SECTOR_BYTES
+        crosses = (addr + (access_bytes - 1)) // SECTOR_BYTES != sector
+        new_sector = np.ones(row.shape, dtype=bool)
+        new_sector[1:] = (row[1:] != row[:-1]) | (sector[1:] != sector[:-1])
+        g = np.cumsum(new_sector) - 1                              # (request, sector) group of each address
+        written = np.bincount(g, minlength=int(g[-1]) + 1) * access_bytes
+        partial = (written < SECTOR_BYTES) | (np.bincount(g, weights=crosses, minlength=written.size) > 0)
+        g_row, g_line = row[new_sector], sector[new_sector] >> 2
+        new_line = np.ones(g_row.shape, dtype=bool)
+        new_line[1:] = (g_row[1:] != g_row[:-1]) | (g_line[1:] != g_line[:-1])
+        line_no = np.cumsum(new_line) - 1                          # global line number of each group
+        first = np.full(m, -1, dtype=np.int64)
+        first[g_row[::-1]] = line_no[::-1]                         # each request's first line number
+        index = line_no - first[g_row]                             # the line's index in its request
+        masked = partial & (index < 63)
+        np.bitwise_or.at(out, g_row[masked], np.left_shift(1, index[masked]))
+    return out.tolist()

@@ -7,6 +7,6 @@ cimport cython
 @cython.final
 cdef class MemoryRequest:
     cdef public object space
-    cdef public long long op, pc, active_lanes, lines, wavefronts, ideal_wavefronts, atomic_flags
+    cdef public long long op, pc, active_lanes, lines, wavefronts, ideal_wavefronts, atomic_flags, masked_lines
     cdef public tuple sectors, atomics
     cdef public bint bypass_l1

@@ -87,8 +87,9 @@ class MemoryRequest:
     * ``lines``: distinct 128-byte lines among ``sectors`` for global and local (each costs one L1 tag
       lookup); 0 otherwise.
     * ``wavefronts``: shared: data-stage wavefronts the banks need (conflicts included, >= ``ideal_
-      wavefronts``); const and param: distinct addresses (the constant cache serves one per cycle);
-      0 otherwise.
+      wavefronts``); global and local loads and stores: the L1 data-stage wavefronts by the same bank rule
+      (the L1 shares the shared-memory SRAM: distinct words of different lines in one bank serialise);
+      const and param: distinct addresses (the constant cache serves one per cycle); 0 otherwise.
     * ``ideal_wavefronts``: shared: the wavefronts without bank conflicts; 0 otherwise.
     * ``bypass_l1``: global and local: the access skips L1 (``.cg``/``.cs``/``.cv``/``.lu``, and atomics,
       which execute at L2).
@@ -96,6 +97,9 @@ class MemoryRequest:
       address (lanes on one address serialise); ``()`` otherwise.
     * ``atomic_flags``: global atomics: ``ATOMIC_RETURNS`` (atom, cas: the result goes back; red does not)
       | ``ATOMIC_FLOAT`` (a floating-point operation: slower at the slice); 0 otherwise.
+    * ``masked_lines``: global and local stores: bit ``i`` set when the ``i``-th of the request's lines
+      (ascending) has a sector its lanes write only in part, so its data travels with a byte mask; 0
+      otherwise.
 
     Invariants: ``len(sectors) == 0`` when ``active_lanes == 0``; ``lines <= len(sectors)``;
     ``ideal_wavefronts <= wavefronts``.  Equality is identity: equal requests of several slots are one
@@ -103,11 +107,12 @@ class MemoryRequest:
     """
 
     __slots__ = ("space", "op", "pc", "active_lanes", "sectors", "lines", "wavefronts", "ideal_wavefronts",
-                 "bypass_l1", "atomics", "atomic_flags")
+                 "bypass_l1", "atomics", "atomic_flags", "masked_lines")
 
     def __init__(self, space: MemSpace, op: int, pc: int, active_lanes: int, sectors: tuple[int, ...] = (),
                  lines: int = 0, wavefronts: int = 0, ideal_wavefronts: int = 0, bypass_l1: bool = False,
-                 atomics: tuple[tuple[int, int, int], ...] = (), atomic_flags: int = 0) -> None:
+                 atomics: tuple[tuple[int, int, int], ...] = (), atomic_flags: int = 0,
+                 masked_lines: int = 0) -> None:
         self.space = space
         self.op = op
         self.pc = pc
@@ -119,6 +124,7 @@ class MemoryRequest:
         self.bypass_l1 = bypass_l1
         self.atomics = atomics
         self.atomic_flags = atomic_flags
+        self.masked_lines = masked_lines
 
     def __repr__(self) -> str:
         return (f"MemoryRequest({self.space.value} {OP_NAMES[self.op]} pc {self.pc}, {self.active_lanes} lanes, "

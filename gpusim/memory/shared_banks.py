@@ -58,7 +58,8 @@ class SharedMemoryBanks:
         self.ideal = {"ld": 0, "st": 0, "atom": 0}
 
     def wavefronts_for(self, addresses: np.ndarray, access_bytes: int, atomic: bool = False) -> SharedAccessResult:
-        """``addresses``: int64 [M, 32] shared byte addresses, -1 = inactive lane."""
+        """``addresses``: int64 [M, 32] byte addresses (shared, or global for the L1's data stage), -1 =
+        inactive lane."""
         a = np.asarray(addresses, dtype=np.int64)
         if a.ndim != 2 or a.shape[1] != WARP_SIZE:
             raise GpusimError(f"shared memory: addresses must be [requests, 32], got shape {a.shape}")
@@ -86,6 +87,10 @@ class SharedMemoryBanks:
         else:
             # Sort each row by (group, word) and count a word once per group: broadcast.
             big = np.int64(1) << 40
+            if words.size and int(words.max()) >= big:
+                # global addresses (the L1 data stage): only which words are equal matters, so rank them
+                ranks = np.unique(words, return_inverse=True)[1].reshape(words.shape)
+                words = np.where(words >= 0, ranks, -1)
             key = np.where(words >= 0, group * big + words, np.iinfo(np.int64).max)
             key.sort(axis=1)
             counted = key != np.iinfo(np.int64).max

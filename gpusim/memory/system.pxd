@@ -25,6 +25,7 @@ cdef class MemorySystem:
     cdef public long long slice_latency, far_extra, _read_icnt_cut, dram_overhead_ck, _dram_idle_read_ck
     cdef public long long _shared_wpc, _shared_latency, _const_fill_sectors
     cdef public double core_mhz, miss_cycles, l2_mhz, slice_request_cycles, slice_sector_cycles
+    cdef public double store_beat_cycles, slice_write_beat_cycles
     cdef public double _atom_same, _atom_same_float, _atom_request, _atom_return_request, _atom_word
     cdef public double _atom_return_word, dram_mhz, _ck_per_core, _core_per_ck
     cdef public DramController dram
@@ -68,7 +69,7 @@ cdef class MemorySystem:
     cdef void _hold_line(self, long long sm, double until)
 
     @cython.locals(m=double)
-    cdef double _send(self, double t, long long sm, long long sectors_out, long long sectors_in)
+    cdef double _send(self, double t, long long sm, long long sectors_out, long long sectors_in, double port_cycles)
 
     @cython.locals(t="long long", passes="long long", ready="long long", l1=SectoredCache, bypass=bint,
                    sent=double, line="long long", mask="long long", sector="long long", r="long long",
@@ -94,12 +95,13 @@ cdef class MemorySystem:
     cdef void _write_back(self, double t, list evicted)
 
     @cython.locals(t="long long", passes="long long", l1=SectoredCache, bypass=bint, slot=double, left=double,
-                   line="long long", mask="long long", sector="long long", ln="long long", ready="long long")
+                   line="long long", mask="long long", sector="long long", ln="long long", ready="long long",
+                   i="long long", masked="long long")
     cdef tuple _global_store(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(n="long long", m=double, arrive=double, base="long long", sl="long long", l2=SectoredCache,
-                   start=double, cost=double, evicted=list, k="long long")
-    cdef tuple _write_line(self, double t, long long sm, long long line, long long mask)
+                   start=double, cost=double, evicted=list, k="long long", beats="long long")
+    cdef tuple _write_line(self, double t, long long sm, long long line, long long mask, long long masked)
 
     @cython.locals(t="long long", passes="long long", flags="long long", op_cycles=double, req_cycles=double,
                    word_cycles=double, words=dict, ready="long long", atom_free=dict, prev_sector="long long",

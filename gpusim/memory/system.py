@@ -50,7 +50,9 @@ class MemorySystem:
 
     Models: global/local loads go L1 (unless ``.cg``/``.cs``/``.cv``, or atomics) -> crossbar -> L2 slice
     (slice chosen by a hash of the line address; an SM reaches the other partition's slices at the far
-    latency) -> DRAM on an L2 miss; the L1 tag stage handles ``tags_per_cycle`` lines per cycle; stores
+    latency) -> DRAM on an L2 miss; the L1 takes a request's lines at ``tags_per_cycle`` a cycle (tag
+    stage) or its bank wavefronts at one a cycle (data stage: distinct words of one bank serialise), the
+    slower of the two; stores
     are write-through at L1 without allocation and write-back, write-allocate (no fetch) at L2; global
     atomics execute at the L2 slice, serialised per address; shared accesses cost their wavefronts in the
     SM's shared pipe, shared atomics serialise per address in the banks.  ``observer`` (a
@@ -93,6 +95,8 @@ class MemorySystem:
         self.icnt_latency = spec.interconnect.latency_cycles
         self.tags_per_cycle = spec.l1.tags_per_cycle
         self.miss_cycles = 1.0 / spec.l1.miss_lines_per_cycle
+        beats = spec.l1.store_beats_per_cycle
+        self.store_beat_cycles = 1.0 / beats if beats > 0 else 0.0
         self.l1_bytes = spec.l1.size_bytes
         self.inflight_lines = self.l1_bytes // spec.l1.line_bytes
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
@@ -102,6 +106,7 @@ class MemorySystem:
         # SM cycles a slice spends per request (tag lookup) and per sector of data: its rates are in L2 cycles
         self.slice_request_cycles = self.core_mhz / self.l2_mhz / l2.requests_per_cycle_per_slice
         self.slice_sector_cycles = self.core_mhz / self.l2_mhz / l2.sectors_per_cycle_per_slice
+        self.slice_write_beat_cycles = self.core_mhz / self.l2_mhz * l2.write_beat_cycles
         l2_to_sm = self.core_mhz / self.l2_mhz
         self._atom_same = l2.atomic_same_address_cycles * l2_to_sm
         self._atom_same_float = l2.atomic_same_address_float_cycles * l2_to_sm
@@ -309,7 +314,12 @@ class MemorySystem:
         return self._global_atomic(now, sm, request)
 
     def _tag_stage(self, now, sm, request):
-        passes = max(1, -(-request.lines // self.tags_per_cycle))
+        # the tag stage looks up tags_per_cycle lines a cycle, the data stage reads one wavefront a cycle
+        passes = -(-request.lines // self.tags_per_cycle)
+        if request.wavefronts > passes:
+            passes = request.wavefronts
+        if passes < 1:
+            passes = 1
         start = max(now, self.l1_free[sm])
         self.l1_free[sm] = start + passes
         return start + passes - 1, passes
@@ -336,14 +346,15 @@ class MemorySystem:
         held = self.inflight[sm]
         held.push(until)
 
-    def _send(self, t: float, sm: int, sectors_out: int, sectors_in: int) -> float:
+    def _send(self, t: float, sm: int, sectors_out: int, sectors_in: int, port_cycles: float) -> float:
         """The cycle a line leaves SM ``sm`` for L2 (ready at ``t``, holding an L1 line): the L1 sends one
-        per ``miss_cycles``, through the SM's crossbar port."""
+        per ``miss_cycles``, or per ``port_cycles`` when longer (a store's data beats), through the SM's
+        crossbar port."""
         m = self.miss_free[sm]
         if t > m:
             m = t
         m = self.icnt.send(m, sm, sectors_out, sectors_in)
-        self.miss_free[sm] = m + self.miss_cycles
+        self.miss_free[sm] = m + (port_cycles if port_cycles > self.miss_cycles else self.miss_cycles)
         return m
 
     def _global_load(self, now, sm, request):
@@ -383,7 +394,7 @@ class MemorySystem:
         """(load-to-use cycle, cycle it got its L1 line) of the sectors in ``mask`` of ``line``, missed in L1;
         ``t``: the cycle the previous line of the request got its L1 line (lines go in order)."""
         t = self._line_slot(t, sm)
-        m = self._send(t, sm, 0, _POPCOUNT4[mask])
+        m = self._send(t, sm, 0, _POPCOUNT4[mask], 0.0)
         icnt = self.icnt_latency - self._read_icnt_cut       # the latency what-if cuts the trips
         back = _ceil(self._slice_read(m + icnt, sm, line, mask) + icnt) + self.l1_hit
         self._hold_line(sm, back)
@@ -501,30 +512,35 @@ class MemorySystem:
         left = t
         line = -1
         mask = 0
+        i = -1                                         # the line's index among the request's lines
+        masked = request.masked_lines
         for sector in request.sectors:
             if not bypass:
                 l1.write(sector, allocate=False)       # write-through, no allocate: update if present
             ln = sector >> 2
             if ln != line:
                 if mask:
-                    left, slot = self._write_line(slot, sm, line, mask)
+                    left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1)
                 line = ln
                 mask = 0
+                i += 1
             mask |= 1 << (sector & 3)
         if mask:
-            left, slot = self._write_line(slot, sm, line, mask)
+            left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1)
         # accepted when its last line has left the SM
         ready = max(t + 1, _ceil(left) + 1)
         if slot > t:
             return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes
 
-    def _write_line(self, t, sm, line, mask) -> tuple[float, float]:
+    def _write_line(self, t, sm, line, mask, masked) -> tuple[float, float]:
         """Send a line's store data to its slice: (cycle it left the SM, cycle it got the L1 line it held till
-        then); ``t`` as for :meth:`_read_line`."""
+        then); ``t`` as for :meth:`_read_line`.  The data goes as beats: one per written sector (``mask``),
+        and one for the byte mask when a sector is written only in part (``masked``)."""
         t = self._line_slot(t, sm)
         n = _POPCOUNT4[mask]
-        m = self._send(t, sm, n, 0)
+        beats = n + masked
+        m = self._send(t, sm, n, 0, beats * self.store_beat_cycles)
         self._hold_line(sm, m + n * self.icnt.sector_cycles)
         arrive = m + self.icnt_latency
         base = line << 2
@@ -533,7 +549,12 @@ class MemorySystem:
         start = self.slice_free[sl]
         if arrive > start:
             start = arrive
-        cost = self._slice_cost(n)
+        if self.slice_write_beat_cycles > 0:
+            cost = beats * self.slice_write_beat_cycles
+            if cost < self.slice_request_cycles:
+                cost = self.slice_request_cycles
+        else:
+            cost = self._slice_cost(n)
         if self.sm_partition[sm] != self.slice_partition[sl]:
             # a write homed in the other partition crosses the fabric and is looked up again there
             cost += self.slice_request_cycles
@@ -577,7 +598,7 @@ class MemorySystem:
                     sector_back = 0
                 prev_sector = sector
                 slot = self._line_slot(slot, sm)
-                sent = self._send(slot, sm, 1, 1)
+                sent = self._send(slot, sm, 1, 1, 0.0)
                 sl = self.slice_of(sector)
                 is_far = self.sm_partition[sm] != self.slice_partition[sl]
                 far = self.far_extra if is_far else 0

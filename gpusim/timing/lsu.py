@@ -8,7 +8,9 @@ instruction), not per issue:
 * the address map (:class:`~gpusim.memory.address_map.AddressMap`) turns state-space offsets into physical
   addresses (local memory interleaved per warp, const and param in their regions);
 * global and local lanes are coalesced into 32-byte sectors and 128-byte lines
-  (:class:`~gpusim.memory.coalescer.Coalescer`); global atomics are grouped per address;
+  (:class:`~gpusim.memory.coalescer.Coalescer`), and their loads and stores costed in L1 data-stage
+  wavefronts by the banks' rule (the L1 and shared memory are one SRAM of 32 banks); global atomics are
+  grouped per address;
 * an atomic ptxas aggregates across a warp (:mod:`isa.aggregate`) keeps only its leader lane where the lanes
   address one word (:func:`aggregate_atomic_rows`): one update per warp reaches the L2 or the shared banks;
 * shared accesses are costed in bank wavefronts, with and without conflicts
@@ -28,7 +30,7 @@ import numpy as np
 
 from gpusim.functional.trace import KernelTrace
 from gpusim.memory.address_map import AddressMap
-from gpusim.memory.coalescer import Coalescer
+from gpusim.memory.coalescer import Coalescer, masked_line_bits
 from gpusim.memory.const_cache import distinct_addresses
 from gpusim.memory.request import ATOMIC, LOAD, OP_NAMES, STORE, MemoryRequest, atomic_flags_of
 from gpusim.memory.shared_banks import SharedAccessResult, SharedMemoryBanks
@@ -224,7 +226,8 @@ class LsuFrontEnd:
         if sp is MemSpace.LOCAL:
             # Each 4-byte word of a lane's access sits in its own 128-byte row: coalesce the words.
             lanes_on = (addr >= 0).sum(axis=1).astype(np.int64)
-            res = dataclasses.replace(Coalescer.coalesce(amap.local_words(addr, warps, size), min(size, 4)),
+            words = amap.local_words(addr, warps, size)
+            res = dataclasses.replace(Coalescer.coalesce(words, min(size, 4)),
                                       active_lanes=lanes_on, bytes_requested=lanes_on * size)
             phys = None
         else:
@@ -236,8 +239,16 @@ class LsuFrontEnd:
         lines = res.lines_per_request.tolist()
         lanes = res.active_lanes.tolist()
         if op != ATOMIC or phys is None:
-            for i, n, lo, hi, ln in zip(idx.tolist(), lanes, offs, offs[1:], lines):
-                out[i] = MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, 0, 0, bypass, (), flags)
+            if phys is None:       # one row of 32 lanes per word of the access, each its own data-stage pass
+                m = words.shape[0]
+                waves = self.banks.wavefronts_for(words.reshape(-1, 32), min(size, 4)).wavefronts
+                waves = waves.reshape(m, -1).sum(axis=1).tolist()
+            else:
+                waves = self.banks.wavefronts_for(phys, size).wavefronts.tolist()
+            masks = (masked_line_bits(words if phys is None else phys, min(size, 4) if phys is None else size)
+                     if op == STORE else [0] * len(lanes))
+            for i, n, lo, hi, ln, w, k in zip(idx.tolist(), lanes, offs, offs[1:], lines, waves, masks):
+                out[i] = MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, w, 0, bypass, (), flags, k)
             return
         for j, i in enumerate(idx.tolist()):
             atoms = ()

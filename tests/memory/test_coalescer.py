@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from gpusim.errors import GpusimError
-from gpusim.memory.coalescer import Coalescer
+from gpusim.memory.coalescer import Coalescer, masked_line_bits
 
 LANES = np.arange(32, dtype=np.int64)
 
@@ -91,3 +91,15 @@ def test_requests_with_few_active_lanes_coalesce_lane_by_lane_to_the_same_answer
                   "active_lanes"):
         assert np.array_equal(getattr(lane_by_lane, field), getattr(whole, field)), field
     assert lane_by_lane.sectors.size > 0 or inactive == 1.0
+
+
+@pytest.mark.parametrize("addresses, size, bits", [
+    (LANES * 4, 4, 0),                       # a warp's 128 B: one line, every sector whole
+    (LANES * 16, 16, 0),                     # float4s: four whole lines
+    (LANES * 4 * 33, 4, (1 << 32) - 1),      # 32 lines of one 4 B word each: every line has a byte mask
+    (LANES * 4 * 8, 4, 0xFF),                # 8 lines, a 4 B word in each sector
+    (np.where(LANES < 8, LANES * 4, -1), 4, 0),   # 8 lanes fill one sector: whole, no mask
+    (np.full(32, 4096), 4, 1),               # every lane on one word: one 4 B write
+])
+def test_a_store_line_carries_a_byte_mask_when_a_sector_is_written_in_part(addresses, size, bits):
+    assert masked_line_bits(np.asarray(addresses, dtype=np.int64)[None, :], size) == [bits]

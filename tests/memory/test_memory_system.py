@@ -72,6 +72,44 @@ def test_shared_load_latency_and_conflicts_cost_pipe_cycles():
     assert lsu.counters()["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 31
 
 
+@pytest.mark.parametrize("stride_words, lines, busy_cycles", [
+    (1, 1, 1),       # one line, 32 banks
+    (9, 9, 3),       # 9 lines, no two lanes in one bank: the tag stage, 4 lines a cycle
+    (33, 32, 8),     # 32 lines in 32 banks: 8.36 cycles per request on the H100
+    (8, 8, 8),       # 8 lines, 8 lanes in each of 4 banks: the data stage, 8 wavefronts (7.96-8.00)
+    (32, 32, 32),    # 32 lines, every lane in bank 0: 32 wavefronts (31.7-32.0)
+])
+def test_an_l1_hit_holds_the_l1_for_its_lines_over_four_or_its_bank_wavefronts(stride_words, lines, busy_cycles):
+    # tests/golden/h100/micro/l1gather.json: one SM's loop of L1-resident gathers, cycles per request
+    ms = system()
+    trace = make_trace([("global", 4096 + LANES * 4 * stride_words, {})] * 2)
+    reqs = prepare(ms, trace)
+    assert reqs[1].lines == lines
+    ms.access(0, 0, reqs[0])                              # brings the lines into L1
+    ready, busy = ms.access(10**5, 0, reqs[1])
+    assert busy == busy_cycles
+    assert ready - 10**5 == H100.memory.l1.hit_latency_cycles + busy_cycles - 1
+
+
+@pytest.mark.parametrize("stride_words, size, port_cycles", [
+    (1, 4, 4),       # one line, 4 whole sectors: 4 beats (H100: 4.0 cycles per store at 32 warps)
+    (16, 16, 16),    # float4s, 4 whole lines: 16 beats (16.0)
+    (8, 4, 40),      # 8 lines of four 4 B sectors: 4 beats + a byte mask each (39.7-40.0)
+    (33, 4, 64),     # 32 lines of one 4 B sector: 2 beats each (63.5-64.0)
+])
+def test_a_store_holds_the_sms_write_port_a_cycle_per_beat(stride_words, size, port_cycles):
+    # tests/golden/h100/micro/stscatter.json: one SM's loop of stores, L2-resident, cycles per request
+    ms = system()
+    lanes = LANES * 4 * stride_words if size == 4 else LANES * 16
+    trace = make_trace([("global", 1 << 20 | lanes, {"is_store": True, "is_load": False, "access_bytes": size})] * 2)
+    reqs = prepare(ms, trace)
+    ms.access(0, 0, reqs[0])
+    ms.access(10**5, 0, reqs[1])
+    first = ms.miss_free[0]
+    ms.access(10**5, 0, reqs[1])                          # the same store again, queued behind the first
+    assert ms.miss_free[0] - first == pytest.approx(port_cycles, abs=0.01)
+
+
 def test_cache_hit_after_miss():
     ms = system()
     lat = pointer_chase(ms, [4096, 4096])

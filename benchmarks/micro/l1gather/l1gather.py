@@ -10,7 +10,10 @@ l1gather.ptx, the PTX the cubin is assembled from):
 
     nvcc -ptx -arch=sm_90 -O3 -lineinfo -o l1gather.ptx l1gather.cu && ptxas -arch=sm_90 -O3 l1gather.ptx -o l1gather.cubin
 
-One block on one SM, 1 to 32 warps.  Section ``clock``: each case's loop in SM cycles from clock64() (the
+One block on one SM, 1 to 32 warps.  In l1gather.cu's strides 1, 2, 8, 32, 64 the lines a request touches
+are also the lanes in its busiest bank (stride 32: all 32 in bank 0); the strides 5, 9, 17, 33 (5, 9, 17
+and 32 lines, no two lanes in one bank) tell the tag stage (4 lines a cycle) from the data stage (one bank
+wavefront a cycle).  Section ``clock``: each case's loop in SM cycles from clock64() (the
 clock as the driver leaves it), median of 5 launches; ``cycles_per_request`` = loop cycles / (warps x reps x
 4 loads) for the gathers (the L1's throughput: every load hits), loop cycles / reps for the chain (the
 latency of one request).  Section ``ncu``: every case once under ncu (default clock and cache control): the
@@ -18,7 +21,6 @@ L1 counters that say the loads hit and how many requests, sectors and wavefronts
 """
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 
@@ -48,8 +50,11 @@ def cases() -> list[dict]:
     for warps in (1, 8, 32):
         for stride in (1, 2, 8, 32, 64):
             out.append({"kernel": "l1_gather", "stride": stride, "warps": warps, "reps": REPS})
+        if warps > 1:                                      # as many lines, no two lanes in one bank
+            for stride in (5, 9, 17, 33):
+                out.append({"kernel": "l1_gather", "stride": stride, "warps": warps, "reps": REPS})
         out.append({"kernel": "l1_gather4", "stride": 1, "warps": warps, "reps": REPS})
-    for stride in (1, 8, 32):
+    for stride in (1, 8, 32, 9, 33):
         out.append({"kernel": "l1_chain", "stride": stride, "warps": 1, "reps": 512})
     return out
 
@@ -73,16 +78,10 @@ def launch_case(mod, cp, case: dict, bufs: dict) -> int:
 
 
 def section_clock(mod, cp) -> list[dict]:
-    bufs = make_buffers(cp)
-    rows = []
-    for case in cases():
-        launch_case(mod, cp, case, bufs)                   # warm-up (module load)
-        runs = [launch_case(mod, cp, case, bufs) for _ in range(5)]
-        med = statistics.median(runs)
-        per = med / case["reps"] if case["kernel"] == "l1_chain" else med / (case["warps"] * case["reps"] * 4)
-        rows.append({**case, "loop_cycles_median": med, "loop_cycles_runs": runs, "cycles_per_request": per})
-        print(f"clock {case} {per:.2f} cyc/request", flush=True)
-    return rows
+    def requests_of(case):
+        return case["reps"] if case["kernel"] == "l1_chain" else case["warps"] * case["reps"] * 4
+    return onecall.clock_section(mod, cp, cases(), make_buffers, launch_case, requests_of)
+
 
 
 def main() -> int:
