@@ -354,6 +354,9 @@ class DramSpec:
                               "closed): a DRAM pointer chase minus an L2 one")
     access_bytes: int = param("bytes DRAM reads for one missed sector: 32, or 64 (the aligned pair of "
                               "sectors, both filled into L2)", 32)
+    write_queue_entries: int = param("writes each pseudo-channel buffers before it drains them as one batch "
+                                     "(write-drain mode: one bus turnaround per batch); 0: every write is "
+                                     "scheduled when it arrives, among the reads", 0)
     address_mapping: str = param("address-mapping name, registered in gpusim.memory.dram.mapping",
                                  "line_interleave")
     row_policy: str = param("'open' (keep the row open) or 'closed' (auto-precharge); checked by the DRAM "
@@ -362,6 +365,8 @@ class DramSpec:
 
     def validate(self, path: str) -> None:
         _positive(self, path, "channels", "data_rate_mtps", "latency_ns")
+        if self.write_queue_entries < 0:
+            raise ConfigError(f"{path}.write_queue_entries: 0 or more, got {self.write_queue_entries}")
         if self.access_bytes not in (32, 64):
             raise ConfigError(f"{path}.access_bytes: 32 or 64, got {self.access_bytes}")
         object.__setattr__(self, "table", DramStandard.load(self.standard, f"{path}.standard"))

@@ -30,7 +30,8 @@ def simulate(kernel: str, table_mb: int, blocks: int, iters: int, gpu: str = "h1
     import gpusim
     wordbytes = 8 if kernel == "dr_xor64" else 4
     size = f"table_mb={table_mb},blocks={blocks},iters={iters},wordbytes={wordbytes}"
-    res = gpusim.run(str(HERE / "dramrand.ptx"), kernel=kernel, launch=str(HERE / "dramrand.toml"), size=size,
+    launch = HERE / ("dramrand64.toml" if kernel == "dr_xor64" else "dramrand.toml")
+    res = gpusim.run(str(HERE / "dramrand.ptx"), kernel=kernel, launch=str(launch), size=size,
                      mode="timing", gpu=gpu, sample=False)
     c = res.timing.counters
     return {"cycles": float(res.timing.cycles), "ops": blocks * 256 * iters,

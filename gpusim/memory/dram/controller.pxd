@@ -28,6 +28,8 @@ cdef class DramChannel:
     cdef public long long last_read_col, last_write_end
     cdef public dict bus
     cdef public long long reads, writes, row_hits, row_misses, row_conflicts, busy_ck
+    cdef public long long write_queue_entries
+    cdef public list wq_bank, wq_row
 
     @cython.locals(phase="long long")
     cdef long long _outside_refresh(self, long long t, long long bank)
@@ -45,6 +47,11 @@ cdef class DramChannel:
     @cython.locals(bg="long long", epoch="long long", open_row="long long", col="long long", act="long long",
                    pre="long long", cas="long long", slot_ck="long long", bg_cols=list, slot="long long",
                    spaced="long long", data_start="long long", data_end="long long")
+    cdef long long _serve(self, long long arrival, long long bank, long long row, bint is_write, bint count)
+
+    @cython.locals(order=list, row="long long", bank="long long")
+    cdef void _drain(self, long long t)
+
     cpdef long long access(self, long long arrival, long long bank, long long row, bint is_write)
 
 

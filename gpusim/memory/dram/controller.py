@@ -114,6 +114,14 @@ class DramChannel:
     bank, order is arrival order (FCFS), and a row conflict closes the row even if a hit to it arrives a
     little later (true FR-FCFS would serve that hit first).  Commands share no command bus (HBM's separate row/column
     buses make that the smaller effect); the pseudo-channels of a channel are independent.
+
+    Write queue (``write_queue_entries`` > 0): a write is accepted into the channel's write buffer and
+    nothing waits for it; when the buffer is full the channel drains it as one batch starting at the arrival
+    of the write that filled it (row by row, so writes to one open row follow each other), so the data bus
+    turns from reads to writes and back (``nRTW``, ``nWTR_S``) once per batch instead of once per write, as
+    a controller's write-drain mode does.  Without it (0) every write is scheduled when it arrives, among
+    the reads.  Writes still in the buffer when the launch ends are counted (``writes``) but never
+    scheduled.
     """
 
     __slots__ = ("t", "observer", "index", "policy_closed", "open_row", "bank_next_act", "bank_next_pre",
@@ -122,10 +130,10 @@ class DramChannel:
                  "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
                  "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group",
                  "nBL", "nCL", "nCWL", "nRTW", "nWTR_S", "nRCD", "nRCDW", "nRP", "nRAS", "nRC", "nRTP", "nWR",
-                 "nCCD_L", "nRRD_S", "nRRD_L", "nFAW", "nREFI", "nRFCpb")
+                 "nCCD_L", "nRRD_S", "nRRD_L", "nFAW", "nREFI", "nRFCpb", "write_queue_entries", "wq_bank", "wq_row")
 
     def __init__(self, timings: DramTimings, bank_groups: int, banks_per_group: int, row_policy: str = "open",
-                 refresh_offset: int = 0, observer=None, index: int = 0) -> None:
+                 refresh_offset: int = 0, observer=None, index: int = 0, write_queue_entries: int = 0) -> None:
         if row_policy not in ROW_POLICIES:
             raise ConfigError(f"memory.dram.row_policy: {row_policy!r}; expected one of {', '.join(ROW_POLICIES)}")
         self.t = timings
@@ -164,6 +172,9 @@ class DramChannel:
         self.bank_hits = array("q", [0]) * n
         self.bank_misses = array("q", [0]) * n
         self.bank_conflicts = array("q", [0]) * n
+        self.write_queue_entries = write_queue_entries
+        self.wq_bank: list[int] = []           # the write buffer: bank and row of each write not yet drained
+        self.wq_row: list[int] = []
 
     def _outside_refresh(self, t: int, bank: int) -> int:
         # Per-bank refresh (HBM's REFpb): bank b of this channel refreshes for nRFCpb once every nREFI, the
@@ -217,7 +228,29 @@ class DramChannel:
         return t
 
     def access(self, arrival: int, bank: int, row: int, is_write: bool) -> int:
-        """Serve one burst arriving at CK ``arrival``; returns the CK its data transfer ends."""
+        """Serve one burst arriving at CK ``arrival``; returns the CK its data transfer ends (for a write taken
+        into the write queue: ``arrival``, the CK it was accepted)."""
+        if is_write and self.write_queue_entries:
+            self.writes += 1
+            self.bank_writes[bank] += 1
+            self.wq_bank.append(bank)
+            self.wq_row.append(row)
+            if len(self.wq_bank) >= self.write_queue_entries:
+                self._drain(arrival)
+            return arrival
+        return self._serve(arrival, bank, row, is_write, True)
+
+    def _drain(self, t: int) -> None:
+        """Schedule every buffered write from CK ``t`` on, row by row."""
+        order = sorted(zip(self.wq_row, self.wq_bank))
+        self.wq_bank = []
+        self.wq_row = []
+        for row, bank in order:
+            self._serve(t, bank, row, True, False)
+
+    def _serve(self, arrival: int, bank: int, row: int, is_write: bool, count: bool) -> int:
+        """Place one burst's commands; ``count``: count it as a read/write (a drained write was counted when
+        it was buffered)."""
         obs = self.observer
         bg = bank // self.banks_per_group
         arrival = self._outside_refresh(arrival, bank)
@@ -271,8 +304,9 @@ class DramChannel:
             if data_end > self.last_write_end:
                 self.last_write_end = data_end
             self.bank_next_pre[bank] = max(self.bank_next_pre[bank], data_end + self.nWR)
-            self.writes += 1
-            self.bank_writes[bank] += 1
+            if count:
+                self.writes += 1
+                self.bank_writes[bank] += 1
         else:
             if col > self.last_read_col:
                 self.last_read_col = col
@@ -302,8 +336,9 @@ class DramController:
 
     Models what :class:`DramChannel` models, for ``spec.pseudo_channels`` independent channels, with the
     named address mapping choosing channel, bank and row for each burst.  Simplifies: one request per
-    sector (no multi-burst requests), no write buffering/draining policy (writes are scheduled when the L2
-    evicts them, competing with reads in the same calendar), no power-down states.
+    sector (no multi-burst requests), writes buffered per channel and drained in batches
+    (``spec.write_queue_entries``; 0: each scheduled when the L2 evicts it, among the reads), no power-down
+    states.
 
     Counters: reads, writes, row hits/misses (bank closed)/conflicts (other row open), busy CK and bytes per
     channel and per bank; Nsight's ``dram__bytes_read.sum``, ``dram__bytes_write.sum``,
@@ -322,7 +357,8 @@ class DramController:
                               f"{', '.join(sorted(ADDRESS_MAPPINGS))}")
         self.mapping = ADDRESS_MAPPINGS[spec.address_mapping](n, org)
         self.channels = [DramChannel(self.timings, org.bank_groups, org.banks_per_group, spec.row_policy,
-                                     refresh_offset=(c * self.timings.nREFI) // n, observer=observer, index=c)
+                                     refresh_offset=(c * self.timings.nREFI) // n, observer=observer, index=c,
+                                     write_queue_entries=spec.write_queue_entries)
                          for c in range(n)]
 
     def access(self, arrival_ck: int, address: int, is_write: bool = False) -> int:
