@@ -128,13 +128,16 @@ class Coalescer:
             bytes_requested=n_active * access_bytes, active_lanes=n_active,
         )
 
-    def count(self, result: CoalescedRequests, op: str) -> None:
-        """Add ``result`` to the counters of ``op`` ("ld", "st" or "atom"); requests with no active lane
-        are not sent to L1TEX and are not counted."""
-        issued = result.active_lanes > 0
+    def count(self, result: CoalescedRequests, op: str, times: np.ndarray | None = None) -> None:
+        """Add ``result`` to the counters of ``op`` ("ld", "st" or "atom"), request m ``times[m]`` times (once
+        each without ``times``); requests with no active lane are not sent to L1TEX and are not counted."""
+        issued = (result.active_lanes > 0).astype(np.int64)
+        sectors, moved = result.sectors_per_request, result.bytes_requested
+        if times is not None:
+            issued, sectors, moved = issued * times, sectors * times, moved * times
         self.requests[op] += int(issued.sum())
-        self.sectors[op] += int(result.sectors_per_request.sum())
-        self.bytes_requested[op] += int(result.bytes_requested.sum())
+        self.sectors[op] += int(sectors.sum())
+        self.bytes_requested[op] += int(moved.sum())
 
     def counters(self) -> dict[str, float]:
         out: dict[str, float] = {}

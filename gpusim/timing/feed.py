@@ -48,6 +48,7 @@ _STATE_CODE = "b"                        # slot_state (one per memory slot): a S
 _MIN_COMPACT_ROWS = 1 << 16
 _GROWTH = 1.5                           # an array that must grow grows to at least this times its size
 _MIN_DEAD_FRACTION = 0.25               # compact only when at least this share of the rows held is dead
+_COMPACT_BATCH_ROWS = 1 << 20           # rows a compaction moves at once (its index arrays: 8 bytes a row)
 
 
 class Warming:
@@ -113,6 +114,9 @@ class BlockFeed:
         """Make block ``bid``'s rows available (loading chunks up to the one that holds it) at cycle ``now``.
         A :class:`Warming` between chunks goes to the memory model's ``warm`` as it is passed."""
         while bid >= self.loaded_blocks:
+            if self.n_rows >= _MIN_COMPACT_ROWS:
+                # before the next chunk is recorded, so that what each holds at its peak does not add up
+                self.compact(_MIN_DEAD_FRACTION)
             chunk = next(self._rest, None)
             if isinstance(chunk, Warming):
                 self.memory.warm(now, chunk.sectors, **chunk.options)
@@ -120,8 +124,6 @@ class BlockFeed:
                 continue
             if chunk is None:
                 raise GpusimError(f"the trace stream ended at block {self.loaded_blocks} of {self.n_blocks}")
-            if self.n_rows >= _MIN_COMPACT_ROWS:
-                self.compact(_MIN_DEAD_FRACTION)
             self.recorded_instructions += chunk.n_instructions
             chunk = self.passes(chunk)        # the recorded rows go here (when the passes copied them)
             self._append(chunk, begin=False)
@@ -219,28 +221,41 @@ class BlockFeed:
                     ends.append(e)
                     owners.append(gid)
         a = np.asarray(starts, dtype=np.int64)
-        e = np.asarray(ends, dtype=np.int64)
-        lengths = e - a
-        if int(lengths.sum()) > (1.0 - min_dead_fraction) * self.n_rows:
+        lengths = np.asarray(ends, dtype=np.int64) - a
+        total = int(lengths.sum())
+        if total > (1.0 - min_dead_fraction) * self.n_rows:
             return
         new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if lengths.size else lengths
-        total = int(lengths.sum())
-        idx = np.repeat(a - new_starts, lengths) + np.arange(total, dtype=np.int64)
-        pcs = _view(self.trace_pc)[idx]
-        slot = _view(self.mem_slot)[idx]
-        live_slot = slot >= 0
-        keep = slot[live_slot].tolist()
-        requests, states = self.requests, self.slot_state
-        new_requests = [requests[s] for s in keep]
-        new_states = _view(states)[np.asarray(keep, dtype=np.int64)]
-        del keep
-        new_slot = np.where(live_slot, np.cumsum(live_slot) - 1, -1)
-        # New arrays, not the old ones resized: the compiled SMs hold memoryviews of those.
-        self.trace_pc = _array_of(pcs, _ROW_CODE)
-        self.mem_slot = _array_of(new_slot, _ROW_CODE)
+        # New arrays, not the old ones resized: the compiled SMs hold memoryviews of those.  Filled a batch
+        # of warps at a time, so that the index arrays (8 bytes a row) stay small beside the rows kept.
+        old_pcs, old_slots, old_states = _view(self.trace_pc), _view(self.mem_slot), _view(self.slot_state)
+        requests = self.requests
+        trace_pc = array(_ROW_CODE, [0]) * total
+        mem_slot = array(_ROW_CODE, [0]) * total
+        new_pcs, new_slots = _view(trace_pc), _view(mem_slot)
+        new_requests: list = []
+        states = []
+        ends_at = np.cumsum(lengths)
+        i = 0
+        while i < lengths.size:
+            j = max(i + 1, int(np.searchsorted(ends_at, new_starts[i] + _COMPACT_BATCH_ROWS, side="right")))
+            lo, hi = int(new_starts[i]), int(ends_at[j - 1])
+            idx = np.repeat(a[i:j] - new_starts[i:j], lengths[i:j]) + np.arange(lo, hi, dtype=np.int64)
+            new_pcs[lo:hi] = old_pcs[idx]
+            slot = old_slots[idx]
+            del idx
+            live = slot >= 0
+            keep = slot[live]
+            new_slots[lo:hi] = np.where(live, np.cumsum(live) - 1 + len(new_requests), -1)
+            states.append(old_states[keep])
+            new_requests.extend(map(requests.__getitem__, keep.tolist()))
+            i = j
+        del old_pcs, old_slots, old_states
+        self.trace_pc, self.mem_slot = trace_pc, mem_slot
         self.n_rows = total
-        self.requests[:] = new_requests
-        self.slot_state = _array_of(new_states, _STATE_CODE)
+        requests[:] = new_requests
+        del new_requests
+        self.slot_state = _array_of(np.concatenate(states) if states else np.zeros(0, np.int8), _STATE_CODE)
         shift = (new_starts - a).tolist()
         for gid, d, ns, ne in zip(owners, shift, new_starts.tolist(), (new_starts + lengths).tolist()):
             w = warps[gid]

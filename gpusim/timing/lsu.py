@@ -232,6 +232,9 @@ class LsuFrontEnd:
             phys = None
         else:
             phys = amap.physical(sp, addr)
+            if op != ATOMIC:
+                self._global_shared_rows(out, idx, phys, size, op, pc, sp, bypass, flags)
+                return
             res = Coalescer.coalesce(phys, size)
         self.coalescer.count(res, OP_NAMES[op])
         flat = res.sectors.tolist()
@@ -259,6 +262,18 @@ class LsuFrontEnd:
                 atoms = tuple(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
             out[i] = MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), lines[j], 0, 0,
                                    bypass, atoms, flags)
+
+    def _global_shared_rows(self, out, idx, phys, size, op, pc, sp, bypass, flags) -> None:
+        # Global rows repeat across a chunk's blocks (every block of a grid row reads the same tile of A):
+        # coalesce each distinct row once and let its slots share the request.
+        first, inverse = distinct_rows(phys)
+        res = Coalescer.coalesce(phys[first], size)
+        self.coalescer.count(res, OP_NAMES[op], np.bincount(inverse, minlength=first.size))
+        flat = res.sectors.tolist()
+        offs = res.offsets.tolist()
+        reqs = [MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, 0, 0, bypass, (), flags)
+                for n, lo, hi, ln in zip(res.active_lanes.tolist(), offs, offs[1:], res.lines_per_request.tolist())]
+        _scatter(out, idx, reqs, inverse)
 
     def counters(self) -> dict[str, float]:
         """Nsight-named totals of the requests built so far: L1TEX requests and sectors per global/local
