@@ -37,8 +37,10 @@ __all__ = ["LaunchStream", "FULL", "MEMORY", "COUNTS", "PROGRESS_INTERVAL_S"]
 PROGRESS_INTERVAL_S = 0.5
 # Warp instructions a recording batch aims at, at most.  A batch's trace and its copies while the timing
 # model takes it in (the ptxas-like passes, the requests) cost ~250 bytes a row at their peak on a kernel
-# with 40% memory rows (tiled matmul), on top of the resident blocks' rows.
-RECORD_BATCH_ROWS = 1_000_000
+# with 40% memory rows (tiled matmul), on top of the resident blocks' rows.  Measured on the tiled matmul
+# 512 timed in full (benchmarks/scale.py): 1M rows 721 MB peak, 35.6 s CPU; 400k: 579-627 MB, 32.8-33.2 s;
+# 200k: 591 MB, 36.7 s (smaller batches vectorise the emulator less).
+RECORD_BATCH_ROWS = 400_000
 
 
 class LaunchStream:

@@ -13,9 +13,11 @@ already issued) are dropped and the live ones moved down, each warp's row number
 a chunk loads and at least a quarter of the rows held are such (so each row is copied a bounded number of
 times: a compaction copies at most three live rows per dead row it frees).  So what
 the timing model holds follows the resident warps' remaining instructions plus one chunk, not the kernel's
-length.  The arrays are never resized in place (an array a memoryview holds cannot be): they grow by half
-into new arrays and compact by copying into new ones, and each time the feed calls ``rebind()`` so
-the timing model, its SMs and sub-partitions read the new ones (:meth:`GpuTimingModel.rebind`).
+length.  The compiled SMs read the arrays through typed memoryviews, which pin an array's size: to grow
+them by half, the feed lets the holders read empty stand-ins (``rebind()``, :meth:`GpuTimingModel.rebind`),
+resizes the arrays in place (the C library moves large blocks' pages rather than copying them, so the rows
+are never held twice) and binds them again; a compaction moves the live rows down in place and gives the
+slots a new state array and request list, and rebinds them too.
 
 Each chunk goes through the ptxas-like passes before it is timed (:func:`gpusim.timing.apply_passes`:
 merged vector accesses, unrolled loops) with the groups and loops decided once, on the first chunk (or the whole trace), as ptxas
@@ -159,14 +161,9 @@ class BlockFeed:
             raise GpusimError(f"the resident blocks' trace holds more than {_MAX_ROWS:,} rows or memory slots: "
                               f"too large to time in full detail (time it sampled: --sample)")
         grown = False
-        if row_base + n > len(self.trace_pc):
-            cap = max(row_base + n, int(_GROWTH * len(self.trace_pc)))
-            self.trace_pc = _copied(self.trace_pc, row_base, cap)
-            self.mem_slot = _copied(self.mem_slot, row_base, cap)
-            grown = True
-        if slot_base + m > len(self.slot_state):
-            cap = max(slot_base + m, int(_GROWTH * len(self.slot_state)))
-            self.slot_state = _copied(self.slot_state, slot_base, cap)
+        if row_base + n > len(self.trace_pc) or slot_base + m > len(self.slot_state):
+            self._resize(rows=_capacity(len(self.trace_pc), row_base + n),
+                         slots=_capacity(len(self.slot_state), slot_base + m))
             grown = True
         # Writing into the arrays' spare room (not resizing them) is allowed while memoryviews hold them.
         if n:
@@ -225,36 +222,36 @@ class BlockFeed:
         total = int(lengths.sum())
         if total > (1.0 - min_dead_fraction) * self.n_rows:
             return
-        new_starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if lengths.size else lengths
-        # New arrays, not the old ones resized: the compiled SMs hold memoryviews of those.  Filled a batch
-        # of warps at a time, so that the index arrays (8 bytes a row) stay small beside the rows kept.
-        old_pcs, old_slots, old_states = _view(self.trace_pc), _view(self.mem_slot), _view(self.slot_state)
+        by_row = np.argsort(a, kind="stable")       # in the order they lie, so that each moves down
+        a, lengths, owners = a[by_row], lengths[by_row], [owners[i] for i in by_row.tolist()]
+        ends_at = np.cumsum(lengths)
+        new_starts = ends_at - lengths
+        # In place, a batch of warps at a time (each batch is gathered before it is written, and lands below
+        # the rows later batches read), so that no row array is held twice and the index arrays (8 bytes a
+        # row) stay small; the slots get a new state array and request list (a warp's slots need not lie in
+        # its rows' order), 9 bytes a live slot.
+        pcs, slots, old_states = _view(self.trace_pc), _view(self.mem_slot), _view(self.slot_state)
         requests = self.requests
-        trace_pc = array(_ROW_CODE, [0]) * total
-        mem_slot = array(_ROW_CODE, [0]) * total
-        new_pcs, new_slots = _view(trace_pc), _view(mem_slot)
         new_requests: list = []
         states = []
-        ends_at = np.cumsum(lengths)
         i = 0
         while i < lengths.size:
             j = max(i + 1, int(np.searchsorted(ends_at, new_starts[i] + _COMPACT_BATCH_ROWS, side="right")))
             lo, hi = int(new_starts[i]), int(ends_at[j - 1])
             idx = np.repeat(a[i:j] - new_starts[i:j], lengths[i:j]) + np.arange(lo, hi, dtype=np.int64)
-            new_pcs[lo:hi] = old_pcs[idx]
-            slot = old_slots[idx]
+            pcs[lo:hi] = pcs[idx]
+            slot = slots[idx]
             del idx
             live = slot >= 0
             keep = slot[live]
-            new_slots[lo:hi] = np.where(live, np.cumsum(live) - 1 + len(new_requests), -1)
+            slots[lo:hi] = np.where(live, np.cumsum(live) - 1 + len(new_requests), -1)
             states.append(old_states[keep])
             new_requests.extend(map(requests.__getitem__, keep.tolist()))
             i = j
-        del old_pcs, old_slots, old_states
-        self.trace_pc, self.mem_slot = trace_pc, mem_slot
+        del pcs, slots, old_states, requests
         self.n_rows = total
-        requests[:] = new_requests
-        del new_requests
+        # New slot arrays (the holders' views of the old ones go with rebind), never a list resized in place.
+        self.requests = new_requests
         self.slot_state = _array_of(np.concatenate(states) if states else np.zeros(0, np.int8), _STATE_CODE)
         shift = (new_starts - a).tolist()
         for gid, d, ns, ne in zip(owners, shift, new_starts.tolist(), (new_starts + lengths).tolist()):
@@ -266,6 +263,22 @@ class BlockFeed:
                 w.end += d
         self.compactions += 1
         self.rebind()
+
+
+    def _resize(self, rows: int, slots: int) -> None:
+        """Make the row arrays ``rows`` long and the slot-state array ``slots`` (contents kept, the rest zero).
+        In place where no one holds a view of them: the timing model's views are let go first (the compiled
+        SMs' memoryviews pin an array's size), so that the C library can move the pages instead of copying
+        them (no second copy of the rows at the peak); a copy where something else still holds one."""
+        held = self.trace_pc, self.mem_slot, self.slot_state
+        self.trace_pc, self.mem_slot, self.slot_state = array(_ROW_CODE), array(_ROW_CODE), array(_STATE_CODE)
+        self.rebind()
+        self.trace_pc, self.mem_slot, self.slot_state = (_resized(x, size) for x, size in zip(held, (rows, rows, slots)))
+
+
+def _capacity(held: int, needed: int) -> int:
+    """What an array of ``held`` elements grows to when ``needed`` must fit: ``held`` while they do."""
+    return held if needed <= held else max(needed, min(_MAX_ROWS, int(_GROWTH * held)))
 
 
 def _nothing() -> None:
@@ -306,10 +319,19 @@ def _array_of(values: np.ndarray, code: str) -> array:
     return out
 
 
-def _copied(old: array, used: int, capacity: int) -> array:
-    """A new array like ``old`` of ``capacity`` elements holding ``old``'s first ``used`` (the rest zero),
-    allocated once (no temporary of its size)."""
-    new = array(old.typecode, [0]) * capacity
-    if used:
-        _view(new)[:used] = _view(old)[:used]
-    return new
+def _resized(a: array, size: int) -> array:
+    """``a`` made ``size`` long (zero-filled beyond its old length; cut where shorter): in place when nothing
+    holds a view of it, else a new array."""
+    grow = size - len(a)
+    try:
+        if grow > 0:
+            a.frombytes(bytes(grow * a.itemsize))
+        elif grow < 0:
+            del a[size:]
+        return a
+    except BufferError:
+        new = array(a.typecode, [0]) * size
+        keep = min(size, len(a))
+        if keep:
+            _view(new)[:keep] = _view(a)[:keep]
+        return new

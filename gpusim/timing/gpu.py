@@ -155,16 +155,18 @@ class GpuTimingModel:
             sm.dispatch(bid, done)
 
     def rebind(self) -> None:
-        """The feed replaced its row and slot arrays (it grew or compacted them): every holder reads the new
-        ones.  They are replaced, never resized in place, because the compiled SM reads them through typed
-        memoryviews, and an array('q') a memoryview holds cannot change size."""
+        """The feed replaced or resized its row and slot arrays or its request list (it grew or compacted
+        them): every holder reads the current ones.  The compiled SM reads the arrays through typed
+        memoryviews, and an array a memoryview holds cannot change size: the feed resizes one only between
+        two calls, while the holders read empty stand-ins (:meth:`BlockFeed._resize`)."""
         feed = self.feed
-        self.trace_pc, self.mem_slot = feed.trace_pc, feed.mem_slot
+        self.trace_pc, self.mem_slot, self.requests = feed.trace_pc, feed.mem_slot, feed.requests
         self.kernel.slot_state = feed.slot_state
         for sm in self.sms:
-            sm.trace_pc, sm.mem_slot = feed.trace_pc, feed.mem_slot
+            sm.trace_pc, sm.mem_slot, sm.requests = feed.trace_pc, feed.mem_slot, feed.requests
             for sp in sm.subpartitions:
                 sp.trace_pc, sp.mem_slot, sp.slot_state = feed.trace_pc, feed.mem_slot, feed.slot_state
+                sp.requests = feed.requests
 
     def keep_warps(self, warps, sm_id: int) -> None:
         """Keep the totals of ``warps`` (of a retired block) and let their Warp objects go."""
