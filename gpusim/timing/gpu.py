@@ -12,7 +12,6 @@ comes to run beside the SMs (further launches, host activity) joins the same env
 """
 from __future__ import annotations
 
-import heapq
 import math
 import time
 from collections import deque
@@ -22,7 +21,7 @@ import simpy
 
 from gpusim.timing.decode import INF, SMSP_PIPES, DecodedKernel, int_array
 from gpusim.timing.schedulers import make_scheduler
-from gpusim.timing.sm import StreamingMultiprocessor, Warp, step_sms
+from gpusim.timing.sm import StepHeap, StreamingMultiprocessor, Warp, step_sms
 from gpusim.timing.warp_states import N_STALL_REASONS
 
 PROGRESS_INTERVAL_S = 0.5
@@ -199,24 +198,21 @@ class GpuTimingModel:
         return self.cycles
 
     def _event_loop(self, env: simpy.Environment):
-        """The GPU's SimPy process: step the SMs in time order from a heap of (next cycle, sequence, SM) until
-        none has anything left, advancing ``env`` to each cycle at which some SM steps.  The sequence number
-        breaks ties in the order SMs were pushed, so SMs that step in the same cycle reach the shared memory
-        system in a fixed order."""
-        heap = []
-        seq = 0
-        for sm in self.sms:
+        """The GPU's SimPy process: step the SMs in time order from a heap of their next cycles
+        (:class:`~gpusim.timing.sm.StepHeap`) until none has anything left, advancing ``env`` to each cycle at
+        which some SM steps.  Ties go in the order SMs were pushed, so SMs that step in the same cycle reach
+        the shared memory system in a fixed order."""
+        heap = StepHeap(len(self.sms))
+        for i, sm in enumerate(self.sms):
             if sm.launching:
-                heap.append((sm.launching[0][0], seq, sm))
-                seq += 1
-        heapq.heapify(heap)
+                heap.push(sm.launching[0][0], i)
         progress = self.progress is not None
         now = 0
-        while heap:
-            t = heap[0][0]
+        while heap.size:
+            t = heap.first()
             if t > now:
                 yield env.timeout(t - now)
                 now = t
-            seq = step_sms(heap, t, seq)
+            step_sms(heap, self.sms, t)
             if progress:
                 self.tick_progress(t)

@@ -74,5 +74,20 @@ cdef class StreamingMultiprocessor:
     cpdef long long step(self, long long now)
 
 
-@cython.locals(sm=StreamingMultiprocessor, nxt="long long")
-cpdef long long step_sms(list heap, long long now, long long seq)
+@cython.final
+cdef class StepHeap:
+    cdef public long long[:] cycle, seq, item
+    cdef public long long size, next_seq
+
+    cpdef long long first(self)
+
+    @cython.locals(seq="long long", i="long long", parent="long long")
+    cpdef void push(self, long long cycle, long long item)
+
+    @cython.locals(top="long long", n="long long", cycle="long long", seq="long long", i="long long",
+                   child="long long", other="long long")
+    cpdef long long pop(self)
+
+
+@cython.locals(sm=StreamingMultiprocessor, nxt="long long", i="long long")
+cpdef void step_sms(StepHeap heap, list sms, long long now)

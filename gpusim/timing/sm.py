@@ -454,17 +454,81 @@ class StreamingMultiprocessor:
                           f"cycle {now} (waiting at a barrier the rest of the block never reaches?): {desc}")
 
 
-def step_sms(heap: list, now: int, seq: int) -> int:
-    """Step every SM on the GPU's heap of (next cycle, sequence, SM) that is due at ``now``, in heap order
-    (earliest push first); each one that has more to do goes back with the next sequence number, which is
-    returned.  An SM that asks for ``now`` again steps again in the same call, after the others."""
-    while heap and heap[0][0] == now:
-        sm = heapq.heappop(heap)[2]
+class StepHeap:
+    """The GPU's SMs by the next cycle each has something to do at, earliest first and, within a cycle, in
+    the order they were pushed: what :mod:`heapq` gives on (cycle, sequence number, SM) tuples, kept in flat
+    integer arrays (SMs by index) so that the compiled build sifts C integers instead of building and
+    comparing a tuple per step.  Holds each SM at most once (``capacity``: the number of SMs)."""
+
+    __slots__ = ("cycle", "seq", "item", "size", "next_seq")
+
+    def __init__(self, capacity: int) -> None:
+        self.cycle = int_array([0]) * max(1, capacity)
+        self.seq = int_array([0]) * max(1, capacity)
+        self.item = int_array([0]) * max(1, capacity)
+        self.size = 0
+        self.next_seq = 0
+
+    def first(self) -> int:
+        """The earliest cycle (the heap must not be empty)."""
+        return self.cycle[0]
+
+    def push(self, cycle: int, item: int) -> None:
+        seq = self.next_seq
+        self.next_seq = seq + 1
+        i = self.size
+        self.size = i + 1
+        while i > 0:                        # move the hole up past later parents
+            parent = (i - 1) >> 1
+            if self.cycle[parent] < cycle or (self.cycle[parent] == cycle and self.seq[parent] < seq):
+                break
+            self.cycle[i] = self.cycle[parent]
+            self.seq[i] = self.seq[parent]
+            self.item[i] = self.item[parent]
+            i = parent
+        self.cycle[i] = cycle
+        self.seq[i] = seq
+        self.item[i] = item
+
+    def pop(self) -> int:
+        """Remove the earliest entry and return its item (the heap must not be empty)."""
+        top = self.item[0]
+        n = self.size - 1
+        self.size = n
+        cycle = self.cycle[n]
+        seq = self.seq[n]
+        i = 0
+        while True:                         # move the hole down past earlier children
+            child = 2 * i + 1
+            if child >= n:
+                break
+            other = child + 1
+            if other < n and (self.cycle[other] < self.cycle[child] or
+                              (self.cycle[other] == self.cycle[child] and self.seq[other] < self.seq[child])):
+                child = other
+            if cycle < self.cycle[child] or (cycle == self.cycle[child] and seq < self.seq[child]):
+                break
+            self.cycle[i] = self.cycle[child]
+            self.seq[i] = self.seq[child]
+            self.item[i] = self.item[child]
+            i = child
+        if n:
+            self.cycle[i] = cycle
+            self.seq[i] = seq
+            self.item[i] = self.item[n]
+        return top
+
+
+def step_sms(heap: StepHeap, sms: list, now: int) -> None:
+    """Step every SM on the GPU's :class:`StepHeap` (of indices into ``sms``) that is due at ``now``, in heap
+    order (earliest push first); each one that has more to do goes back.  An SM that asks for ``now`` again
+    steps again in the same call, after the others."""
+    while heap.size and heap.cycle[0] == now:
+        i = heap.pop()
+        sm = sms[i]
         nxt = sm.step(now)
         if nxt < INF:
-            heapq.heappush(heap, (nxt, seq, sm))
-            seq += 1
-    return seq
+            heap.push(nxt, i)
 
 
 def _slot_of(w: Warp) -> int:
