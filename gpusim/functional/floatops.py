@@ -77,9 +77,13 @@ def round_f64_to_f32(x: np.ndarray, mode: str = "rn") -> np.ndarray:
 
 
 def _f64_operands(*xs):
-    arrs = np.broadcast_arrays(*[np.asarray(x, dtype=np.float32).astype(np.float64) for x in xs])
+    """The operands as float64 arrays of one shape (at least 1-D; read only: the callers never write them)
+    and that shape."""
+    arrs = [np.asarray(x, dtype=np.float32).astype(np.float64) for x in xs]
+    if any(a.shape != arrs[0].shape for a in arrs):
+        arrs = np.broadcast_arrays(*arrs)
     shape = arrs[0].shape
-    return [np.atleast_1d(a).copy() for a in arrs], shape
+    return [np.atleast_1d(a) for a in arrs], shape
 
 
 _MID_MASK = np.uint64((1 << 29) - 1)     # float64 mantissa bits below float32 precision

@@ -38,6 +38,7 @@ def same_timing(a, b):
 @pytest.mark.parametrize("name,size", SMALL, ids=[f"{n}/{s}" for n, s in SMALL])
 def test_one_block_per_chunk_times_like_the_whole_trace(name, size, monkeypatch):
     monkeypatch.setattr(feed, "_MIN_COMPACT_ROWS", 16)       # compact at every chunk that finds a quarter dead
+    monkeypatch.setattr(feed, "_COMPACT_BATCH_ROWS", 64)     # ... moving the rows in many batches of warps
     spec = programs.get(name)
     emu, (k, grid, block), kw, _ = launch(name, size, max_lanes=1)     # one block per batch
     whole = emu.launch(k, grid, block, spec.make_args(size, 0), record=True, **kw)
@@ -103,3 +104,15 @@ def test_a_recording_batch_is_sized_by_the_largest_block_seen(monkeypatch):
     assert sizes[0][1] == 176                                  # 8 warps x 22 instructions
     assert [n for n, _ in sizes[:7]] == [1, 2, 4, 8, 16, 17, 17]      # doubling, then 3,000 // 176
     assert all(rows <= 3_000 for _, rows in sizes) and sum(n for n, _ in sizes) == 391
+
+
+def test_row_arrays_resize_in_place_unless_a_view_pins_them():
+    from array import array
+    a = array("i", range(5))
+    b = feed._resized(a, 9)
+    assert b is a and list(b) == [0, 1, 2, 3, 4, 0, 0, 0, 0]
+    assert feed._resized(b, 3) is a and list(a) == [0, 1, 2]
+    view = memoryview(a)                     # as the compiled SM's typed memoryviews hold the arrays
+    c = feed._resized(a, 6)
+    assert c is not a and list(c) == [0, 1, 2, 0, 0, 0] and list(a) == [0, 1, 2]
+    view.release()
