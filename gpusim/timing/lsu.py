@@ -241,15 +241,11 @@ class LsuFrontEnd:
         offs = res.offsets.tolist()
         lines = res.lines_per_request.tolist()
         lanes = res.active_lanes.tolist()
-        if op != ATOMIC or phys is None:
-            if phys is None:       # one row of 32 lanes per word of the access, each its own data-stage pass
-                m = words.shape[0]
-                waves = self.banks.wavefronts_for(words.reshape(-1, 32), min(size, 4)).wavefronts
-                waves = waves.reshape(m, -1).sum(axis=1).tolist()
-            else:
-                waves = self.banks.wavefronts_for(phys, size).wavefronts.tolist()
-            masks = (masked_line_bits(words if phys is None else phys, min(size, 4) if phys is None else size)
-                     if op == STORE else [0] * len(lanes))
+        if phys is None:       # local: one row of 32 lanes per word of the access, each its own data-stage pass
+            m = words.shape[0]
+            waves = self.banks.wavefronts_for(words.reshape(-1, 32), min(size, 4)).wavefronts
+            waves = waves.reshape(m, -1).sum(axis=1).tolist()
+            masks = masked_line_bits(words, min(size, 4)) if op == STORE else [0] * len(lanes)
             for i, n, lo, hi, ln, w, k in zip(idx.tolist(), lanes, offs, offs[1:], lines, waves, masks):
                 out[i] = MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, w, 0, bypass, (), flags, k)
             return
@@ -267,12 +263,16 @@ class LsuFrontEnd:
         # Global rows repeat across a chunk's blocks (every block of a grid row reads the same tile of A):
         # coalesce each distinct row once and let its slots share the request.
         first, inverse = distinct_rows(phys)
-        res = Coalescer.coalesce(phys[first], size)
+        rows = phys[first]
+        res = Coalescer.coalesce(rows, size)
         self.coalescer.count(res, OP_NAMES[op], np.bincount(inverse, minlength=first.size))
         flat = res.sectors.tolist()
         offs = res.offsets.tolist()
-        reqs = [MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, 0, 0, bypass, (), flags)
-                for n, lo, hi, ln in zip(res.active_lanes.tolist(), offs, offs[1:], res.lines_per_request.tolist())]
+        waves = self.banks.wavefronts_for(rows, size).wavefronts.tolist()
+        masks = masked_line_bits(rows, size) if op == STORE else [0] * len(waves)
+        reqs = [MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, w, 0, bypass, (), flags, k)
+                for n, lo, hi, ln, w, k in zip(res.active_lanes.tolist(), offs, offs[1:],
+                                               res.lines_per_request.tolist(), waves, masks)]
         _scatter(out, idx, reqs, inverse)
 
     def counters(self) -> dict[str, float]:
