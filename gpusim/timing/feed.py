@@ -75,7 +75,8 @@ class BlockFeed:
     starts, and again once it has retired), which compaction reads and updates.  ``merge_groups``: the
     ptxas-like passes' decision (:func:`gpusim.timing.merge_groups`), applied to every chunk, and
     ``loops`` the loops they unroll (:func:`gpusim.timing.unrolled_loops`).  ``rebind``:
-    called after the row or slot arrays were replaced (the timing model sets it).
+    called after the row or slot arrays or the request list were replaced or resized, and before a resize
+    with empty stand-ins in their place (the timing model sets it).
     """
 
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
@@ -273,7 +274,8 @@ class BlockFeed:
         held = self.trace_pc, self.mem_slot, self.slot_state
         self.trace_pc, self.mem_slot, self.slot_state = array(_ROW_CODE), array(_ROW_CODE), array(_STATE_CODE)
         self.rebind()
-        self.trace_pc, self.mem_slot, self.slot_state = (_resized(x, size) for x, size in zip(held, (rows, rows, slots)))
+        self.trace_pc, self.mem_slot, self.slot_state = (_resized(x, size)
+                                                         for x, size in zip(held, (rows, rows, slots)))
 
 
 def _capacity(held: int, needed: int) -> int:
