@@ -88,3 +88,9 @@ def clock_section(mod, cp, cases: list[dict], make_buffers, launch_case, request
         rows.append({**case, "loop_cycles_median": med, "loop_cycles_runs": runs, "cycles_per_request": per})
         print(f"clock {case} {per:.2f} cyc/request", flush=True)
     return rows
+
+
+def clock_with_ncu(rec: dict) -> list[tuple[dict, dict]]:
+    """Each row of ``rec``'s clock section beside the ncu metrics of the same case (``{}`` where ncu gave none)."""
+    ncu = rec.get("ncu", {}).get("rows", [])
+    return [(c, ncu[i]["ncu"] if i < len(ncu) else {}) for i, c in enumerate(rec.get("clock", []))]

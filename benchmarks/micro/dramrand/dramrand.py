@@ -103,9 +103,7 @@ def main() -> int:
                        cubin_note=CUBIN)
     if rec is None:
         return 0
-    rows = rec.get("ncu", {}).get("rows", [])
-    for i, c in enumerate(rec.get("clock", [])):
-        g = rows[i]["ncu"] if i < len(rows) else {}
+    for c, g in onecall.clock_with_ncu(rec):
         cyc = g.get("gpc__cycles_elapsed.max")
         print(f"{c['kernel']:9s} {c['table_mb']:5d} MB: {c['ops_per_ns']:6.2f} ops/ns (boost)  ncu cycles {cyc}"
               f" ops/cycle {c['ops'] / cyc if cyc else float('nan'):.2f}  dram rd {g.get('dram__sectors_read.sum')}"

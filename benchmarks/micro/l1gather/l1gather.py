@@ -83,7 +83,6 @@ def section_clock(mod, cp) -> list[dict]:
     return onecall.clock_section(mod, cp, cases(), make_buffers, launch_case, requests_of)
 
 
-
 def main() -> int:
     rec = onecall.main(doc=__doc__, name="l1gather", script=str(Path(__file__).resolve()), cases=cases,
                        make_buffers=make_buffers, launch_case=launch_case, section_clock=section_clock,
@@ -91,9 +90,7 @@ def main() -> int:
                        cubin_note=CUBIN)
     if rec is None:
         return 0
-    for i, c in enumerate(rec.get("clock", [])):
-        n = rec.get("ncu", {}).get("rows", [])
-        g = n[i]["ncu"] if i < len(n) else {}
+    for c, g in onecall.clock_with_ncu(rec):
         print(f"{c['kernel']:10s} stride {c['stride']:3d} warps {c['warps']:2d}: {c['cycles_per_request']:7.2f} cyc/req"
               f"  ncu gpc {g.get('gpc__cycles_elapsed.max')} hit% {g.get('l1tex__t_sector_hit_rate.pct')}"
               f" sectors {g.get('l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum')}")

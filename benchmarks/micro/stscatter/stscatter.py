@@ -71,7 +71,6 @@ def section_clock(mod, cp) -> list[dict]:
                                  lambda case: case["warps"] * case["reps"] * 4)
 
 
-
 def main() -> int:
     rec = onecall.main(doc=__doc__, name="stscatter", script=str(Path(__file__).resolve()), cases=cases,
                        make_buffers=make_buffers, launch_case=launch_case, section_clock=section_clock,
@@ -79,9 +78,7 @@ def main() -> int:
                        cubin_note=CUBIN)
     if rec is None:
         return 0
-    for i, c in enumerate(rec.get("clock", [])):
-        n = rec.get("ncu", {}).get("rows", [])
-        g = n[i]["ncu"] if i < len(n) else {}
+    for c, g in onecall.clock_with_ncu(rec):
         print(f"{c['kernel']:11s} stride {c['stride']:3d} warps {c['warps']:2d} blocks {c['blocks']:3d}: "
               f"{c['cycles_per_request']:7.2f} cyc/req  ncu gpc {g.get('gpc__cycles_elapsed.max')}"
               f" st sectors {g.get('l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum')}"
