@@ -198,6 +198,13 @@ class GpuConfig:
     aggregate_warp_atomics: bool = param(
         "send one atomic per warp for the integer atomics ptxas aggregates across a warp (REDUX/POPC + one "
         "RED/ATOM by a leader lane, for a warp-uniform address; isa.aggregate)", False)
+    lsu_queue_entries: int = param(
+        "memory instructions a sub-partition may have issued that wait for the SM's LSU/MIO pipe (a warp goes "
+        "on issuing past them; the registers they read stay busy until the pipe takes them); 0: none, a memory "
+        "instruction issues only when the pipe is free", 0)
+    barrier_arrive_cycles: int = param(
+        "SM cycles the barrier unit takes to count one warp's arrival at bar.sync (arrivals are counted one "
+        "after another; the release waits for the last count); 0: counting is free", 0)
     scheduler: SchedulerSpec = param("the warp scheduler: policy and parameters", SchedulerSpec())
     memory: MemorySpec = param("memory-system spec")
 
@@ -217,6 +224,8 @@ class GpuConfig:
             require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
         require(self.loop_unroll_factor >= 1,
                 f"loop_unroll_factor: must be >= 1 (1: no unrolling), got {self.loop_unroll_factor}")
+        for name in ("lsu_queue_entries", "barrier_arrive_cycles"):
+            require(getattr(self, name) >= 0, f"{name}: must be >= 0 (0: off), got {getattr(self, name)}")
         require(self.imad_issue_interval_cycles > 0,
                 f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
         _check_keys("issue_interval_cycles", self.issue_interval_cycles, [u.value for u in Unit], minimum=1)

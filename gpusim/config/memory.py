@@ -116,10 +116,16 @@ class L1Spec:
                                          "does)", 0.0)
     miss_lines_per_cycle: float = param("lines (load misses, stores, atomics) the L1 sends towards L2 per SM "
                                         "cycle", 1.0)
+    atomic_packet_cycles: float = param("SM cycles the L1's in-order pipe spends on each packet of a global "
+                                        "atomic (one per sector, and one more for each further lane on one "
+                                        "word of it), on top of the request's bank wavefronts; loads behind "
+                                        "it wait (0: an atomic costs the pipe its tag passes only)", 0.0)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "tags_per_cycle",
                   "miss_lines_per_cycle")
+        if self.atomic_packet_cycles < 0:
+            raise ConfigError(f"{path}.atomic_packet_cycles: must be >= 0 (0: off), got {self.atomic_packet_cycles}")
         if self.store_beats_per_cycle < 0:
             raise ConfigError(f"{path}.store_beats_per_cycle: must be >= 0 (0: off), got {self.store_beats_per_cycle}")
         _power_of_two(self, path, "line_bytes", "sector_bytes")

@@ -25,7 +25,7 @@ cdef class MemorySystem:
     cdef public long long slice_latency, far_extra, _read_icnt_cut, dram_overhead_ck, _dram_idle_read_ck
     cdef public long long _shared_wpc, _shared_latency, _const_fill_sectors
     cdef public double core_mhz, miss_cycles, l2_mhz, slice_request_cycles, slice_sector_cycles
-    cdef public double store_beat_cycles, slice_write_beat_cycles
+    cdef public double store_beat_cycles, slice_write_beat_cycles, atomic_packet_cycles
     cdef public double _atom_same, _atom_same_float, _atom_request, _atom_return_request, _atom_word
     cdef public double _atom_return_word, dram_mhz, _ck_per_core, _core_per_ck
     cdef public DramController dram
@@ -108,7 +108,7 @@ cdef class MemorySystem:
                    slot=double, sector_back="long long", sector="long long", word="long long",
                    count="long long", sent=double, sl="long long", is_far=bint, far="long long",
                    arrive=double, tag=double, cost=double, data=double, start=double, done=double,
-                   back="long long")
+                   back="long long", packets="long long", most="long long", begin="long long")
     cdef tuple _global_atomic(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(cc=ConstantCache, n="long long", busy="long long", start="long long", t="long long",

@@ -97,6 +97,7 @@ class MemorySystem:
         self.miss_cycles = 1.0 / spec.l1.miss_lines_per_cycle
         beats = spec.l1.store_beats_per_cycle
         self.store_beat_cycles = 1.0 / beats if beats > 0 else 0.0
+        self.atomic_packet_cycles = spec.l1.atomic_packet_cycles
         self.l1_bytes = spec.l1.size_bytes
         self.inflight_lines = self.l1_bytes // spec.l1.line_bytes
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
@@ -573,7 +574,29 @@ class MemorySystem:
         return m, t
 
     def _global_atomic(self, now, sm, request):
-        t, passes = self._tag_stage(now, sm, request)
+        words = {}
+        packets = 0
+        most = 0
+        prev_sector = -1
+        for sector, _, count in request.atomics:
+            words[sector] = words.get(sector, 0) + 1
+            if sector != prev_sector:
+                packets += most
+                most = 0
+                prev_sector = sector
+            if count > most:
+                most = count
+        packets += most
+        if self.atomic_packet_cycles > 0:
+            # The L1 pipe sends a packet per sector, one operand per word in it (lanes on one word need more
+            # packets), and reads the operands through the banks: in order, so loads behind it wait.
+            passes = _ceil(packets * self.atomic_packet_cycles) + max(1, request.wavefronts)
+        else:
+            # the tag stage alone (a line's worth of lookups per pass; the operands' banks not costed)
+            passes = max(1, -(-request.lines // self.tags_per_cycle))
+        begin = max(now, self.l1_free[sm])
+        self.l1_free[sm] = begin + passes
+        t = begin + passes - 1
         flags = request.atomic_flags
         # SM cycles per lane on one address (lanes serialise at the home slice), per request (a sector's lanes
         # come as one), and per distinct word of a request (the slice's atomic unit takes a few per cycle)
@@ -582,9 +605,6 @@ class MemorySystem:
             req_cycles, word_cycles = self._atom_return_request, self._atom_return_word
         else:
             req_cycles, word_cycles = self._atom_request, self._atom_word
-        words = {}
-        for sector, _, _ in request.atomics:
-            words[sector] = words.get(sector, 0) + 1
         ready = t
         atom_free = self.atom_free
         prev_sector = -1

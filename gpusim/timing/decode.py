@@ -56,7 +56,7 @@ class DecodedKernel:
     ALU instruction of its pipe, which waits for no other warp.
     """
 
-    __slots__ = ("deps", "dsts", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
+    __slots__ = ("deps", "dsts", "mem_srcs", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
                  "membar_latency_cycles", "slot_state")
 
@@ -65,6 +65,7 @@ class DecodedKernel:
         n = len(instrs)
         self.deps: list[tuple[int, ...]] = [()] * n
         self.dsts: list[tuple[int, ...]] = [()] * n
+        self.mem_srcs: list[tuple[int, ...]] = [()] * n   # registers a memory instruction reads (WAR)
         self.pipe: list[int] = [0] * n
         self.interval_cycles: list[int] = [1] * n
         self.latency_cycles: list[int] = [1] * n
@@ -98,6 +99,8 @@ class DecodedKernel:
             elif cls.is_variable:
                 self.result_state[i] = int(StallReason.SHORT_SCOREBOARD)
             self.op[i] = _op_of(ins)
+            if self.op[i] == OP_MEM:
+                self.mem_srcs[i] = tuple(dict.fromkeys(ins.src_regs))
             if free_barriers and self.op[i] == OP_BARRIER:
                 self.op[i] = OP_ALU
             self.is_store[i] = bool(ins.is_store or ins.is_atomic)

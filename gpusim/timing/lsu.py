@@ -249,6 +249,7 @@ class LsuFrontEnd:
             for i, n, lo, hi, ln, w, k in zip(idx.tolist(), lanes, offs, offs[1:], lines, waves, masks):
                 out[i] = MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, w, 0, bypass, (), flags, k)
             return
+        waves = self.banks.wavefronts_for(phys, size).wavefronts.tolist()   # the operands' data-stage passes
         for j, i in enumerate(idx.tolist()):
             atoms = ()
             if lanes[j]:
@@ -256,7 +257,7 @@ class LsuFrontEnd:
                 if self.atomics_free:
                     counts = np.ones_like(counts)
                 atoms = tuple(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
-            out[i] = MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), lines[j], 0, 0,
+            out[i] = MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), lines[j], waves[j], 0,
                                    bypass, atoms, flags)
 
     def _global_shared_rows(self, out, idx, phys, size, op, pc, sp, bypass, flags) -> None:

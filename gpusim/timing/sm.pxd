@@ -15,21 +15,21 @@ cdef class Warp:
     cdef public bint done
     cdef public ThreadBlock block
     cdef public SubPartition smsp
-    cdef public long long[:] reg_ready, reg_state, stall
+    cdef public long long[:] reg_ready, reg_state, reg_read, read_state, stall
 
 
 @cython.final
 cdef class ThreadBlock:
-    cdef public long long bid, live, arrived, retire_cycle, start_cycle
+    cdef public long long bid, live, arrived, retire_cycle, start_cycle, bar_done
     cdef public list warps, waiting
 
 
 @cython.final
 cdef class SubPartition:
     cdef public StreamingMultiprocessor sm
-    cdef public long long index, next_check, inst_executed, branch_latency, membar_latency
-    cdef public list warps, dsts, deps, requests
-    cdef public long long[:] pipe_free, pipe_of, throttle, pc_stalls
+    cdef public long long index, next_check, inst_executed, branch_latency, membar_latency, lsu_qi, lsu_qn
+    cdef public list warps, dsts, deps, requests, mem_srcs
+    cdef public long long[:] pipe_free, pipe_of, throttle, pc_stalls, lsu_q
     cdef public signed char[:] slot_state
     cdef public int[:] trace_pc, mem_slot
     cdef public long long[:] op_of, latency_of, result_state, interval_of, stores
@@ -46,7 +46,8 @@ cdef class SubPartition:
                    st="long long", p="long long",
                    t0="long long", s0="long long", t="long long", r="long long", slot="long long",
                    ready="long long", busy="long long", row="long long", npc="long long", dr="long long",
-                   ds="long long", x="long long", n1="long long",
+                   ds="long long", x="long long", n1="long long", start="long long", qn="long long",
+                   qi="long long",
                    sm=StreamingMultiprocessor, b=ThreadBlock)
     cpdef long long issue(self, Warp w, long long now)
 
@@ -56,7 +57,7 @@ cdef class SubPartition:
 
 @cython.final
 cdef class StreamingMultiprocessor:
-    cdef public long long sm_id, lsu_free, resident_blocks, active_since, cycles_active, blocks_executed
+    cdef public long long sm_id, lsu_free, bar_free, bar_arrive, resident_blocks, active_since, cycles_active, blocks_executed
     cdef public object model, kernel, mem_access, observer
     cdef public list requests, subpartitions, free_slots, launching, retiring
     cdef public long long[:] pc_stalls

@@ -42,7 +42,8 @@ DRAIN = int(StallReason.DRAIN)
 
 class Warp:
     """One resident warp: its position in its trace (the instruction buffer holds the next instruction),
-    its scoreboard (cycle at which each register's pending write lands, and which stall state guards it),
+    its scoreboard (cycle at which each register's pending write lands, and which stall state guards it; the
+    cycle until which a queued memory instruction has yet to read it, which a write to it must wait for),
     and its current warp state with the cycle it entered it.
 
     Simplification: the instruction buffer is always full (no fetch or i-cache model), so a warp never
@@ -50,7 +51,7 @@ class Warp:
     """
 
     __slots__ = ("gid", "slot", "age", "block", "smsp", "row", "end", "pc", "reg_ready", "reg_state",
-                 "dep_ready", "dep_state", "ready_at", "state", "since", "stall", "last_store_cycle",
+                 "reg_read", "read_state", "dep_ready", "dep_state", "ready_at", "state", "since", "stall", "last_store_cycle",
                  "start_cycle", "end_cycle", "done")
 
     def __init__(self, gid: int, slot: int, age: int, block: "ThreadBlock", smsp: "SubPartition",
@@ -65,6 +66,9 @@ class Warp:
         self.pc = -1
         self.reg_ready = int_array([0]) * n_regs
         self.reg_state = int_array([WAIT]) * n_regs
+        # WAR: the cycle until which a queued memory instruction has yet to read each register, and its state
+        self.reg_read = int_array([0]) * n_regs
+        self.read_state = int_array([WAIT]) * n_regs
         self.dep_ready = 0
         self.dep_state = WAIT
         self.ready_at = now
@@ -85,7 +89,7 @@ class ThreadBlock:
     distinguished. Exited warps count as arrived, as on hardware.
     """
 
-    __slots__ = ("bid", "warps", "live", "arrived", "waiting", "retire_cycle", "start_cycle")
+    __slots__ = ("bid", "warps", "live", "arrived", "waiting", "retire_cycle", "start_cycle", "bar_done")
 
     def __init__(self, bid: int, now: int) -> None:
         self.bid = bid
@@ -93,6 +97,7 @@ class ThreadBlock:
         self.live = 0
         self.arrived = 0
         self.waiting: list[Warp] = []
+        self.bar_done = 0           # the cycle the SM has counted the arrivals so far at the barrier
         self.retire_cycle = now
         self.start_cycle = now
 
@@ -103,14 +108,22 @@ class SubPartition:
     a new instruction every ``issue_interval`` cycles. Memory instructions also need the SM's L1TEX/MIO path,
     shared by the sub-partitions and kept busy by the memory system for ``pipe_busy_cycles``.
 
+    With ``lsu_queue_entries`` > 0, up to that many memory instructions of the sub-partition wait in a queue
+    for the SM's LSU/MIO pipe, which takes them in issue order: the warp goes on issuing past them, and an
+    instruction that would overwrite a register a queued one has yet to read waits for it (the scoreboard
+    keeps source registers until the pipe reads them: ``long_scoreboard`` for global and local accesses,
+    ``short_scoreboard`` for shared); a full queue stalls the next memory instruction (``mio_throttle``,
+    ``lg_throttle``).  With 0 a memory instruction issues only when the pipe is free.
+
     Simplifications: one issue per cycle, no dual issue, no register-bank conflicts, no operand collector;
-    a pipe is busy for its issue interval from the issue cycle, with no queue in front of it.
+    a pipe is busy for its issue interval from the issue cycle.
     """
 
     __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed",
                  "pipe_of", "throttle", "op_of", "dsts", "latency_of", "result_state", "interval_of", "stores",
                  "deps", "trace_pc", "mem_slot", "requests", "slot_state",
-                 "pc_stalls", "observer", "branch_latency", "membar_latency")
+                 "pc_stalls", "observer", "branch_latency", "membar_latency", "mem_srcs", "lsu_q", "lsu_qi",
+                 "lsu_qn")
 
     def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int) -> None:
         self.sm = sm
@@ -119,6 +132,11 @@ class SubPartition:
         self.policy = policy
         self.select = policy.select
         self.pipe_free = int_array([0]) * n_pipes
+        # The LSU/MIO queue: the cycle each of the last lsu_qn memory instructions issued here left it (a ring;
+        # lsu_q[lsu_qi] is the oldest, which must have left before another may enter).
+        self.lsu_qn = sm.model.gpu.lsu_queue_entries
+        self.lsu_q = int_array([0]) * max(1, self.lsu_qn)
+        self.lsu_qi = 0
         self.next_check = INF
         self.inst_executed = 0
         # What the hot loop reads, bound here once (one attribute load instead of a chain per use).
@@ -132,6 +150,7 @@ class SubPartition:
         self.interval_of = k.interval_cycles
         self.stores = k.is_store
         self.deps = k.deps
+        self.mem_srcs = k.mem_srcs
         self.slot_state = k.slot_state
         self.branch_latency = k.branch_latency_cycles
         self.membar_latency = k.membar_latency_cycles
@@ -155,7 +174,10 @@ class SubPartition:
 
     def cycle(self, now: int) -> None:
         """Look at every warp whose ``ready_at`` has come; issue one of the eligible ones."""
-        lsu_free = self.sm.lsu_free
+        if self.lsu_qn:
+            lsu_free = self.lsu_q[self.lsu_qi]
+        else:
+            lsu_free = self.sm.lsu_free
         nxt = INF
         self.next_check = INF
         cands = None
@@ -232,18 +254,31 @@ class SubPartition:
         elif op == OP_MEM:
             sm = self.sm
             slot = self.mem_slot[w.row]
+            start = now
+            qn = self.lsu_qn
+            if qn:
+                # into the queue: the pipe takes it once it has taken every earlier one
+                if sm.lsu_free > now:
+                    start = sm.lsu_free
+                qi = self.lsu_qi
+                self.lsu_q[qi] = start
+                self.lsu_qi = qi + 1 if qi + 1 < qn else 0
             if slot >= 0:
                 req = self.requests[slot]
-                ready, busy = sm.mem_access(now, sm.sm_id, req)
+                ready, busy = sm.mem_access(start, sm.sm_id, req)
                 st = self.slot_state[slot]
                 if obs is not None:
-                    _observe_access(obs, now, sm.sm_id, w.gid, pc, req, ready)
+                    _observe_access(obs, start, sm.sm_id, w.gid, pc, req, ready)
             else:
                 # No lane accessed memory (guard false everywhere, or shfl): the pipe still takes it.
-                ready = now + self.latency_of[pc]
+                ready = start + self.latency_of[pc]
                 busy = 1
                 st = self.result_state[pc]
-            sm.lsu_free = now + busy
+            sm.lsu_free = start + busy
+            if start > now:
+                for r in self.mem_srcs[pc]:
+                    w.reg_read[r] = start
+                    w.read_state[r] = st
             self.pipe_free[p] = now + self.interval_of[pc]
             if self.stores[pc] and ready > w.last_store_cycle:
                 w.last_store_cycle = ready
@@ -280,6 +315,12 @@ class SubPartition:
                 ds = r
         if dr:
             ds = w.reg_state[ds]
+        if self.lsu_qn:
+            for r in self.dsts[npc]:
+                x = w.reg_read[r]
+                if x > dr:
+                    dr = x
+                    ds = w.read_state[r]
         w.dep_ready = dr
         w.dep_state = ds
         n1 = now + 1
@@ -297,6 +338,13 @@ class SubPartition:
             obs.on_warp_state(_event(WarpStateChange, (n1, self.sm.sm_id, w.gid, npc, w.state)))
         if op == OP_BARRIER:
             b = w.block
+            sm = self.sm
+            # the SM's barrier unit counts arrivals one after another
+            t = sm.bar_free if sm.bar_free > now else now
+            t += sm.bar_arrive
+            sm.bar_free = t
+            if t > b.bar_done:
+                b.bar_done = t
             b.arrived += 1
             b.waiting.append(w)
             if b.arrived >= b.live:
@@ -325,6 +373,8 @@ class StreamingMultiprocessor:
     (``slot % subpartitions``, as on hardware), and an LSU/MIO pipe shared by the sub-partitions; the GPU's
     next-event loop advances it through :meth:`step`.
 
+    A ``bar.sync`` releases its block ``barrier`` latency cycles after the SM's barrier unit has counted the
+    last warp's arrival; the unit counts one arrival per ``barrier_arrive_cycles``, for all blocks of the SM.
     A block dispatched to the SM becomes resident ``block_launch_cycles`` later; it retires (freeing its
     warp slots and resources, which lets the block scheduler dispatch the next block here) when its last
     warp has exited and drained. Simplification: the occupancy limit (blocks per SM) is the only resource
@@ -332,7 +382,7 @@ class StreamingMultiprocessor:
     """
 
     __slots__ = ("sm_id", "model", "kernel", "trace_pc", "mem_slot", "requests", "mem_access", "pc_stalls",
-                 "observer", "subpartitions", "lsu_free", "free_slots", "launching", "retiring", "resident_blocks",
+                 "observer", "subpartitions", "lsu_free", "bar_free", "bar_arrive", "free_slots", "launching", "retiring", "resident_blocks",
                  "active_since", "cycles_active", "blocks_executed")
 
     def __init__(self, sm_id: int, model) -> None:
@@ -349,6 +399,8 @@ class StreamingMultiprocessor:
         n_sub = gpu.sm.subpartitions
         self.subpartitions = [SubPartition(self, i, model.make_policy(), model.n_pipes) for i in range(n_sub)]
         self.lsu_free = 0
+        self.bar_free = 0
+        self.bar_arrive = gpu.barrier_arrive_cycles
         self.free_slots = list(range(gpu.sm.max_warps))
         self.launching: list[tuple[int, int, ThreadBlock]] = []   # (arrival cycle, block id, block)
         self.retiring: list[tuple[int, int, ThreadBlock]] = []
@@ -402,7 +454,8 @@ class StreamingMultiprocessor:
             self.release_barrier(b, now)
 
     def release_barrier(self, b: ThreadBlock, now: int) -> None:
-        t = now + self.kernel.barrier_latency_cycles
+        t = (b.bar_done if b.bar_done > now else now) + self.kernel.barrier_latency_cycles
+        b.bar_done = 0
         for w in b.waiting:
             w.ready_at = t
             if t < w.smsp.next_check:

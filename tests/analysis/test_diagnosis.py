@@ -59,15 +59,17 @@ def test_reduce_interleaved_is_divergence(h100_4sm):
 
 
 def test_matmul_naive_is_global_memory_and_predicts_the_tiled_gain(h100_4sm):
-    naive, d = _diagnose("matmul_naive", "width=64", h100_4sm)
+    naive, d = _diagnose("matmul_naive", "width=128", h100_4sm)
     top = d.top
     assert top.key == "reuse" and top.title.startswith("global memory") and top.measured
-    tiled = gpusim.run("matmul_tiled", size="width=64,tile=16", mode="timing", gpu=h100_4sm)
+    # width 128: at 64 the launch overhead is most of both (the H100 records: 1.16x at 64, 1.35x at 256)
+    tiled = gpusim.run("matmul_tiled", size="width=128,tile=16", mode="timing", gpu=h100_4sm)
     gain = naive.cycles / tiled.cycles
-    assert gain > 1.1
-    # the what-if is an upper bound on tiling (it charges nothing for filling the tiles): at least the gain
-    # the tiled kernel realises, and of its order
-    assert gain <= top.what_if.speedup < 1.5 * gain
+    assert gain > 1.2
+    # the what-if charges nothing for filling the tiles but keeps the naive kernel's instructions (the tiled
+    # kernel issues fewer address computations): of the order of the gain the tiled kernel realises (width
+    # 128: 1.41x against 1.42x)
+    assert 0.95 * gain <= top.what_if.speedup < 1.5 * gain
 
 
 def test_matmul_tiled_is_latency_not_hidden(h100_4sm):

@@ -14,7 +14,8 @@ def make_trace(accesses):
     for pc, (space, addr, fields) in enumerate(accesses):
         f = {"access_bytes": 4, "is_load": True}
         f.update(fields)
-        instrs.append(StaticInstr(pc=pc, opcode=f"ld.{space}", unit="lsu", latency_class="global",
+        opcode = f.pop("opcode", f"ld.{space}")
+        instrs.append(StaticInstr(pc=pc, opcode=opcode, unit="lsu", latency_class="global",
                                   mem_space=space, **f))
         a = np.full(32, -1, dtype=np.int64)
         a[:len(addr)] = addr

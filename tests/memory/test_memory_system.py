@@ -110,6 +110,27 @@ def test_a_store_holds_the_sms_write_port_a_cycle_per_beat(stride_words, size, p
     assert ms.miss_free[0] - first == pytest.approx(port_cycles, abs=0.01)
 
 
+@pytest.mark.parametrize("lanes, pipe_cycles", [
+    (LANES * 4, 5),                  # 1 line, 4 sectors of 8 words: 4 packets + 1 wavefront (H100: 4.99-5.00)
+    (LANES * 8, 10),                 # 2 lines, 8 sectors, 2-way in a bank: 8 + 2 (9.82-9.98)
+    (LANES * 32, 40),                # 8 lines of 4 sectors, one word each, 8-way in a bank: 32 + 8 (39.4-39.9)
+    (LANES * 132, 33),               # 32 lines, 32 banks: 32 + 1 (31.6-31.9)
+    (np.zeros(32, np.int64), 33),    # all 32 lanes on one word: a packet each + 1 (ncu: 32 sectors a request)
+])
+def test_a_red_holds_the_l1_pipe_a_cycle_per_packet_plus_its_bank_wavefronts(lanes, pipe_cycles):
+    # tests/golden/h100/micro/redscatter.json: one SM's loop of float REDs, cycles per request
+    ms = system()
+    fields = {"is_atomic": True, "is_load": False, "opcode": "red.global.add.f32"}
+    trace = make_trace([("global", 1 << 20 | lanes, fields), ("global", [1 << 22], {})])
+    reqs = prepare(ms, trace)
+    ms.access(0, 0, reqs[0])
+    before = ms.l1_free[0]
+    ms.access(0, 0, reqs[0])                              # the same RED again, behind the first
+    assert ms.l1_free[0] - before == pipe_cycles
+    ready, _ = ms.access(0, 0, reqs[1])                   # a load behind them starts after both
+    assert ready >= ms.l1_free[0] - 1
+
+
 def test_cache_hit_after_miss():
     ms = system()
     lat = pointer_chase(ms, [4096, 4096])

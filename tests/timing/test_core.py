@@ -159,8 +159,22 @@ def test_barrier_releases_only_when_the_last_warp_arrives(h100):
     assert last_arrival == next(c for c, _, _, w, pc in log.issues if pc == bar_pc and w == 3)
     after = [c for c, _, _, w, pc in log.issues if pc == bar_pc + 1]
     assert len(after) == 4
-    assert min(after) == last_arrival + h100.latency("barrier")
-    assert res.stalls_by_pc[bar_pc + 1]["barrier"] == 3 * last_arrival + 4 * (h100.latency("barrier") - 1)
+    release = last_arrival + h100.barrier_arrive_cycles + h100.latency("barrier")   # its arrival counted, then
+    assert min(after) == release
+    assert res.stalls_by_pc[bar_pc + 1]["barrier"] == 3 * last_arrival + 4 * (release - last_arrival - 1)
+
+
+@pytest.mark.parametrize("arrive_cycles", [0, 2])
+def test_the_barrier_unit_counts_one_arrival_per_barrier_arrive_cycles(h100, arrive_cycles):
+    # tests/golden/h100/micro/barrier.json: a bar.sync loop costs ~2 cycles more per warp of the block
+    gpu = h100.replace(barrier_arrive_cycles=arrive_cycles)
+    prog = [ins("bar"), ins("fma", dst=[5], src=[2, 2]), ins("exit")]
+    log = IssueLog()
+    run(make_trace(prog, warps_per_block=8), gpu, observer=log)
+    arrivals = sorted(c for c, _, _, w, pc in log.issues if pc == 0)
+    assert arrivals == [0, 0, 0, 0, 1, 1, 1, 1]           # two warps per SMSP
+    after = min(c for c, _, _, w, pc in log.issues if pc == 1)
+    assert after == max(1, 8 * arrive_cycles) + gpu.latency("barrier")
 
 
 def test_exited_warps_do_not_hold_a_barrier(h100):
@@ -222,7 +236,24 @@ class SlowL1:
 def test_the_l1tex_path_is_shared_by_the_subpartitions(h100):
     mem = SlowL1()
     prog = [ins("ld.global", dst=[3], src=[1]), ins("exit")]
-    res = simulate(make_trace(prog, warps_per_block=4), h100, memory=mem)
+    res = simulate(make_trace(prog, warps_per_block=4), h100.replace(lsu_queue_entries=0), memory=mem)
     assert mem.accesses == [0, 10, 20, 30]          # one warp per SMSP, serialized by the SM-wide path
     assert res.counters["test__accesses.sum"] == 4  # the memory model's counters are merged in
     assert res.stalls["lg_throttle"] == 10 + 20 + 30
+
+
+def test_memory_instructions_queue_for_the_l1tex_path(h100):
+    # tests/golden/h100/micro/mioqueue.json: a warp issues loads past a busy pipe until its queue is full; a
+    # write to a register a queued load has yet to read waits for the pipe to take it (long_scoreboard)
+    gpu = h100.replace(lsu_queue_entries=2)
+    mem = SlowL1()
+    prog = [ins("ld.global", dst=[10 + i], src=[1]) for i in range(6)] + [ins("alu", dst=[1], src=[2]),
+                                                                          ins("exit")]
+    log = IssueLog()
+    res = simulate(make_trace(prog), gpu, memory=mem, observer=log)
+    assert mem.accesses == [0, 10, 20, 30, 40, 50]       # the path takes one per 10 cycles, in issue order
+    issue = [c for c, _, _, _, pc in sorted(log.issues)]
+    assert issue[:6] == [0, 4, 8, 12, 20, 30]            # the LSU interval, then a free queue entry each time
+    assert issue[6] == 50                                # the alu overwrites r1, read by the last load at 50
+    assert res.stalls["lg_throttle"] == 3 + 3 + 3 + 7 + 9
+    assert res.stalls["long_scoreboard"] == 50 - 31
