@@ -182,7 +182,9 @@ class L2Spec:
                                                2.0)
     write_beat_cycles: float = param("L2 cycles a slice spends per beat of a write (a beat per sector written, "
                                      "and one for the byte mask of a line with a sector written only in "
-                                     "part); 0: a write costs what a read of its sectors does", 0.0)
+                                     "part); while the slice is busy the SM keeps the line's L1 line, so "
+                                     "a busy slice pushes back on the SMs' stores; 0: a write costs what a "
+                                     "read of its sectors does, and leaves the SM at once", 0.0)
     atomic_request_cycles: float = param(
         "L2 cycles a slice spends on one atomic request without a result (RED: one lane per word of a sector)",
         1.0)

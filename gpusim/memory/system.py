@@ -542,7 +542,6 @@ class MemorySystem:
         n = _POPCOUNT4[mask]
         beats = n + masked
         m = self._send(t, sm, n, 0, beats * self.store_beat_cycles)
-        self._hold_line(sm, m + n * self.icnt.sector_cycles)
         arrive = m + self.icnt_latency
         base = line << 2
         sl = self.slice_of_line(line)
@@ -562,6 +561,11 @@ class MemorySystem:
             self.fabric_sectors += n
             self.l2_writes += n
         self.slice_free[sl] = start + cost
+        left = m + n * self.icnt.sector_cycles
+        if self.slice_write_beat_cycles > 0 and start + cost > left:
+            # the slice pushes back: the SM keeps the line until the slice has taken its beats
+            left = start + cost
+        self._hold_line(sm, left)
         self.l2_writes += n
         self.tex_sectors += n
         evicted: list[int] = []

@@ -110,6 +110,21 @@ def test_a_store_holds_the_sms_write_port_a_cycle_per_beat(stride_words, size, p
     assert ms.miss_free[0] - first == pytest.approx(port_cycles, abs=0.01)
 
 
+@pytest.mark.parametrize("gpu, pushes_back", [(H100, True), (A100, False)], ids=["h100", "a100"])
+def test_a_busy_slice_keeps_a_stores_l1_line_until_it_takes_the_beats(gpu, pushes_back):
+    # tests/golden/h100/micro/stscatter.json: 132 SMs storing to L2 go at the slices' pace (5.67 slice cycles
+    # per line of five beats), not at the SMs' one beat a cycle; the a100 preset has no write-beat figure
+    ms = system(gpu)
+    trace = make_trace([("global", 1 << 20 | LANES * 4, {"is_store": True, "is_load": False})])
+    reqs = prepare(ms, trace)
+    sl = ms.slice_of_line((1 << 20) // 128)
+    ms.slice_free[sl] = 5000.0                            # the line's slice has 5000 cycles of writes queued
+    ready, _ = ms.access(0, 0, reqs[0])
+    assert ready < 100                                    # the store itself is done when its line has left
+    held_until = ms.inflight[0].pop()
+    assert (held_until > 5000) == pushes_back
+
+
 @pytest.mark.parametrize("lanes, pipe_cycles", [
     (LANES * 4, 5),                  # 1 line, 4 sectors of 8 words: 4 packets + 1 wavefront (H100: 4.99-5.00)
     (LANES * 8, 10),                 # 2 lines, 8 sectors, 2-way in a bank: 8 + 2 (9.82-9.98)
