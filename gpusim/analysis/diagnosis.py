@@ -660,8 +660,9 @@ def _latency(ev: _Evidence):
         other = ev.state_share(StallReason.SHORT_SCOREBOARD) + ev.state_share(StallReason.WAIT)
         mem = ev.gpu.memory
         dram_cycles = mem.l2.hit_latency_near_cycles + mem.dram.latency_ns * ev.gpu.clock_mhz / 1000.0
-        evidence = [f"warps spent {_pct(ls)} of their cycles waiting for the data of global or local loads "
-                    f"(long_scoreboard), {_pct(other)} for other results (short_scoreboard, wait)",
+        evidence = [f"warps spent {_pct(ls)} of their cycles waiting on global or local memory instructions "
+                    f"(long_scoreboard: a load's data, or a queued store's or atomic's turn in the L1 pipe), "
+                    f"{_pct(other)} for other results (short_scoreboard, wait)",
                     f"issue slots were busy {issue:.0f}% of the time with {per_sched:.1f} resident warps per "
                     f"scheduler: achieved occupancy {achieved:.0f}% of a theoretical {occ.occupancy_pct:.0f}% "
                     f"({occ.blocks_per_sm} blocks of {occ.warps_per_block} warps per SM, limited by "

@@ -82,7 +82,7 @@ def test_matmul_tiled_is_latency_not_hidden(h100_4sm):
     assert top.what_if.name == "latency" and top.what_if.speedup > 1.1
     assert top.share > max(f.share for f in d.findings[1:])
     assert top.lines == ["matmul_tiled.cu:36", "matmul_tiled.cu:40"]
-    assert "(long_scoreboard)" in top.evidence[0] and "issue slots were busy" in top.evidence[1]
+    assert "(long_scoreboard: a load's data" in top.evidence[0] and "issue slots were busy" in top.evidence[1]
     assert "resident warps per scheduler" in top.evidence[1] and "achieved occupancy" in top.evidence[1]
     assert any("M_d[row * Width + phase * TILE_WIDTH + tx]" in e for e in top.evidence)
     assert "ILP" in top.advice and "prefetch" in top.advice
