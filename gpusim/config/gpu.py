@@ -198,6 +198,9 @@ class GpuConfig:
     aggregate_warp_atomics: bool = param(
         "send one atomic per warp for the integer atomics ptxas aggregates across a warp (REDUX/POPC + one "
         "RED/ATOM by a leader lane, for a warp-uniform address; isa.aggregate)", False)
+    fold_constant_operands: bool = param(
+        "issue no instruction for an ld.const at a fixed address whose readers are all arithmetic: ptxas makes "
+        "it a constant-bank operand of them (gpusim.timing.const_fold)", False)
     lsu_queue_entries: int = param(
         "memory instructions a sub-partition may have issued that wait for the SM's LSU/MIO pipe (a warp goes "
         "on issuing past them; the registers they read stay busy until the pipe takes them); 0: none, a memory "

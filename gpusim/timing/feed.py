@@ -74,16 +74,18 @@ class BlockFeed:
     list of resident :class:`~gpusim.timing.sm.Warp` objects by launch warp index (None until a warp
     starts, and again once it has retired), which compaction reads and updates.  ``merge_groups``: the
     ptxas-like passes' decision (:func:`gpusim.timing.merge_groups`), applied to every chunk, and
-    ``loops`` the loops they unroll (:func:`gpusim.timing.unrolled_loops`).  ``rebind``:
+    ``loops`` the loops they unroll (:func:`gpusim.timing.unrolled_loops`); ``constant_operands``: whether they
+    fold fixed-address constant loads into operands (:mod:`gpusim.timing.const_fold`).  ``rebind``:
     called after the row or slot arrays or the request list were replaced or resized, and before a resize
     with empty stand-ins in their place (the timing model sets it).
     """
 
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
                  warps: list, merge_groups: list | None = None, loops: list | None = None,
-                 launch=None) -> None:
+                 constant_operands: bool = False, launch=None) -> None:
         self.merge_groups = merge_groups
         self.loops = loops
+        self.constant_operands = constant_operands
         self.launch = launch          # the LaunchResources the memory model's begin() gets
         self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
         first = self.passes(first)
@@ -137,7 +139,7 @@ class BlockFeed:
         """``trace`` (a chunk, or the whole recorded trace) as the timing model runs it: after the
         ptxas-like passes this feed applies to every chunk."""
         from gpusim.timing import apply_passes
-        return apply_passes(trace, self.merge_groups, self.loops)
+        return apply_passes(trace, self.merge_groups, self.loops, self.constant_operands)
 
     def _append(self, chunk: KernelTrace, begin: bool) -> None:
         first_block = chunk.first_warp // chunk.warps_per_block if chunk.warps_per_block else 0

@@ -268,13 +268,29 @@ def merge_vector_accesses(trace: KernelTrace, groups: list[MergeGroup]) -> Kerne
         target = int(new_pc[ins.branch_target]) if ins.branch_target >= 0 else ins.branch_target
         static.append(dataclasses.replace(ins, pc=len(static), branch_target=target))
 
-    pc = np.asarray(trace.pc, dtype=np.int64)
     slot = np.asarray(trace.mem_slot, dtype=np.int64).copy()
     ex = _Executions(trace)
     for g in groups:
         first = ex.rows(g.pcs[0])
         base_rows = first + (g.base_pc - g.pcs[0])
         slot[first] = slot[base_rows]
+    trace = drop_instructions(trace, drop, static, slot)
+    trace.meta["merged_accesses"] = [[int(p) for p in g.pcs] for g in groups]
+    return trace
+
+
+def drop_instructions(trace: KernelTrace, drop: np.ndarray, static: list[StaticInstr],
+                      slot: np.ndarray | None = None) -> KernelTrace:
+    """``trace`` without the PCs ``drop`` marks (and their rows), its instructions ``static`` (the kept ones,
+    renumbered densely) and each row's memory slot from ``slot`` (default: the trace's); the accesses of the
+    dropped rows go, and ``meta["origin_pc"]`` maps each new PC to the PC it came from in the trace the
+    passes began with."""
+    pc = np.asarray(trace.pc, dtype=np.int64)
+    if slot is None:
+        slot = np.asarray(trace.mem_slot, dtype=np.int64)
+    new_pc = np.cumsum(~drop) - 1
+    prior = np.asarray(trace.meta.get("origin_pc") or range(len(trace.instructions)), dtype=np.int64)
+    origin = prior[np.flatnonzero(~drop)]
     keep = ~drop[pc]
     slot = slot[keep]
     used = np.flatnonzero(slot >= 0)
@@ -285,8 +301,7 @@ def merge_vector_accesses(trace: KernelTrace, groups: list[MergeGroup]) -> Kerne
     counts = np.bincount(np.searchsorted(np.asarray(trace.warp_start, dtype=np.int64)[1:], np.flatnonzero(keep),
                                          side="right"), minlength=trace.n_warps)
     warp_start = np.concatenate(([0], np.cumsum(counts))).astype(trace.warp_start.dtype)
-    meta = {**trace.meta, "origin_pc": origin.tolist(),
-            "merged_accesses": [[int(p) for p in g.pcs] for g in groups]}
+    meta = {**trace.meta, "origin_pc": origin.tolist()}
     return dataclasses.replace(
         trace, instructions=static, warp_start=warp_start, pc=new_pc[pc[keep]].astype(trace.pc.dtype),
         active_mask=trace.active_mask[keep], exec_mask=trace.exec_mask[keep],
