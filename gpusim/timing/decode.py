@@ -42,6 +42,14 @@ def int_array(values) -> array:
     return array("q", values)
 
 
+def _flatten(rows: list[tuple[int, ...]]) -> tuple[array, array]:
+    """(start, values) of ``rows`` as two flat arrays: row ``i`` is ``values[start[i]:start[i + 1]]``."""
+    start = [0]
+    for r in rows:
+        start.append(start[-1] + len(r))
+    return int_array(start), int_array([x for r in rows for x in r])
+
+
 # Spaces whose accesses go through the LSU's local/global path (a generic one may: lg_throttle).
 _LONG_SPACES = (MemSpace.GLOBAL, MemSpace.LOCAL, MemSpace.GENERIC)
 
@@ -56,7 +64,8 @@ class DecodedKernel:
     ALU instruction of its pipe, which waits for no other warp.
     """
 
-    __slots__ = ("deps", "dsts", "mem_srcs", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
+    __slots__ = ("deps", "dsts", "mem_srcs", "dep_start", "dep_reg", "dst_start", "dst_reg", "mem_src_start",
+                 "mem_src_reg", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
                  "membar_latency_cycles", "slot_state")
 
@@ -112,6 +121,10 @@ class DecodedKernel:
             elif unit is Unit.SFU:
                 self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
         # What issuing reads per PC, as C arrays for the compiled SM (sm.pxd); each path reads only its own.
+        # deps, dsts and mem_srcs flattened: pc's registers are dep_reg[dep_start[pc]:dep_start[pc + 1]], etc.
+        self.dep_start, self.dep_reg = _flatten(self.deps)
+        self.dst_start, self.dst_reg = _flatten(self.dsts)
+        self.mem_src_start, self.mem_src_reg = _flatten(self.mem_srcs)
         self.pipe = int_array(self.pipe)
         self.throttle_state = int_array(self.throttle_state)
         self.op = int_array(self.op)

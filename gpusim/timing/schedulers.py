@@ -80,8 +80,10 @@ class GreedyThenOldest:
 
     def select(self, eligible):
         last = self.last
-        if last is not None and last in eligible:
-            return last
+        if last is not None:
+            for w in eligible:       # ``last in eligible``, by identity (warps have no equality of their own)
+                if w is last:
+                    return last
         pick = eligible[0]
         for w in eligible:
             if w.age < pick.age:

@@ -10,12 +10,13 @@ cdef long long NS, SELECTED, NOT_SELECTED, WAIT, BARRIER, BRANCH_RESOLVING, MEMB
 
 @cython.final
 cdef class Warp:
-    cdef public long long gid, slot, age, row, end, pc, dep_ready, dep_state, ready_at, state, since
-    cdef public long long last_store_cycle, start_cycle, end_cycle
+    # what a scheduler's look at a warp reads first, so that it shares the object's first cache lines
+    cdef public long long dep_ready, pc, state, dep_state, since, row, end, pos
+    cdef public long long[::1] scoreboard, stall
+    cdef public long long gid, slot, age, last_store_cycle, start_cycle, end_cycle
     cdef public bint done
     cdef public ThreadBlock block
     cdef public SubPartition smsp
-    cdef public long long[:] reg_ready, reg_state, reg_read, read_state, stall
 
 
 @cython.final
@@ -28,18 +29,19 @@ cdef class ThreadBlock:
 cdef class SubPartition:
     cdef public StreamingMultiprocessor sm
     cdef public long long index, next_check, inst_executed, branch_latency, membar_latency, lsu_qi, lsu_qn
-    cdef public list warps, dsts, deps, requests, mem_srcs
-    cdef public long long[:] pipe_free, pipe_of, throttle, pc_stalls, lsu_q
-    cdef public signed char[:] slot_state
-    cdef public int[:] trace_pc, mem_slot
-    cdef public long long[:] op_of, latency_of, result_state, interval_of, stores
+    cdef public list warps, at, requests
+    cdef public long long[::1] ready_at, pipe_free, pipe_of, throttle, pc_stalls, lsu_q
+    cdef public long long[::1] dep_start, dep_reg, dst_start, dst_reg, src_start, src_reg
+    cdef public signed char[::1] slot_state
+    cdef public int[::1] trace_pc, mem_slot
+    cdef public long long[::1] op_of, latency_of, result_state, interval_of, stores
     cdef public object select, policy, observer
 
     @cython.locals(d="long long", old="long long")
     cpdef void enter_state(self, Warp w, long long state, long long now)
 
     @cython.locals(w=Warp, r="long long", nxt="long long", s="long long", pc="long long", p="long long",
-                   lsu_free="long long", cands=list)
+                   lsu_free="long long", cands=list, i="Py_ssize_t")
     cpdef void cycle(self, long long now)
 
     @cython.locals(pc="long long", base="long long", d="long long", s="long long", op="long long",
@@ -47,7 +49,7 @@ cdef class SubPartition:
                    t0="long long", s0="long long", t="long long", r="long long", slot="long long",
                    ready="long long", busy="long long", row="long long", npc="long long", dr="long long",
                    ds="long long", x="long long", n1="long long", start="long long", qn="long long",
-                   qi="long long",
+                   qi="long long", i="long long", ra="long long",
                    sm=StreamingMultiprocessor, b=ThreadBlock)
     cpdef long long issue(self, Warp w, long long now)
 
@@ -60,8 +62,8 @@ cdef class StreamingMultiprocessor:
     cdef public long long sm_id, lsu_free, bar_free, bar_arrive, resident_blocks, active_since, cycles_active, blocks_executed
     cdef public object model, kernel, mem_access, observer
     cdef public list requests, subpartitions, free_slots, launching, retiring
-    cdef public long long[:] pc_stalls
-    cdef public int[:] trace_pc, mem_slot
+    cdef public long long[::1] pc_stalls
+    cdef public int[::1] trace_pc, mem_slot
 
     cpdef void dispatch(self, long long bid, long long now)
 
@@ -77,7 +79,7 @@ cdef class StreamingMultiprocessor:
 
 @cython.final
 cdef class StepHeap:
-    cdef public long long[:] cycle, seq, item
+    cdef public long long[::1] cycle, seq, item
     cdef public long long size, next_seq
 
     cpdef long long first(self)

@@ -5,9 +5,9 @@ Speed (see DESIGN.md, "Speed in Python"): no event per warp or per cycle.  The G
 (:mod:`gpusim.timing.gpu`) calls :meth:`StreamingMultiprocessor.step` only at cycles where something can
 change on the SM; there every sub-partition whose next interesting cycle has come looks at its warps, and
 the step returns the earliest cycle at which anything changes next (a register becomes ready, a pipe frees,
-a barrier releases, a block arrives or retires), so the clock jumps over idle stretches. Each warp carries
-``ready_at``, the earliest cycle it could issue as far as is known, so a waiting warp costs one integer
-comparison per visit. All per-PC facts come from :class:`~gpusim.timing.decode.DecodedKernel` lists, all
+a barrier releases, a block arrives or retires), so the clock jumps over idle stretches. Each warp has a
+``ready_at``, the earliest cycle it could issue as far as is known, kept in its sub-partition's array by warp
+slot, so a waiting warp costs one integer comparison per visit and no look at its object. All per-PC facts come from :class:`~gpusim.timing.decode.DecodedKernel` lists, all
 counters are Python ints.  Memory instructions send their prebuilt
 :class:`~gpusim.memory.request.MemoryRequest` (one per trace slot, :mod:`gpusim.timing.lsu`) to the memory
 model; an observer, if one is attached, sees typed events (:mod:`gpusim.timing.hooks`).
@@ -44,34 +44,34 @@ class Warp:
     """One resident warp: its position in its trace (the instruction buffer holds the next instruction),
     its scoreboard (cycle at which each register's pending write lands, and which stall state guards it; the
     cycle until which a queued memory instruction has yet to read it, which a write to it must wait for),
-    and its current warp state with the cycle it entered it.
+    and its current warp state with the cycle it entered it.  The earliest cycle it could issue is its
+    sub-partition's ``ready_at[pos]``.  The scoreboard is one flat array, four entries a register: for
+    register ``r``, at ``4 r`` the cycle its pending write lands and at ``4 r + 1`` the state that guards it,
+    at ``4 r + 2`` the cycle until which a queued memory instruction has yet to read it and at ``4 r + 3``
+    that state: what is read together lies side by side, in one cache line.
 
     Simplification: the instruction buffer is always full (no fetch or i-cache model), so a warp never
     shows ``no_instruction``.
     """
 
-    __slots__ = ("gid", "slot", "age", "block", "smsp", "row", "end", "pc", "reg_ready", "reg_state",
-                 "reg_read", "read_state", "dep_ready", "dep_state", "ready_at", "state", "since", "stall", "last_store_cycle",
-                 "start_cycle", "end_cycle", "done")
+    __slots__ = ("gid", "slot", "pos", "age", "block", "smsp", "row", "end", "pc", "scoreboard", "dep_ready",
+                 "dep_state", "state", "since", "stall", "last_store_cycle", "start_cycle", "end_cycle", "done")
 
     def __init__(self, gid: int, slot: int, age: int, block: "ThreadBlock", smsp: "SubPartition",
                  row: int, end: int, n_regs: int, now: int) -> None:
         self.gid = gid
         self.slot = slot
+        self.pos = slot // len(smsp.sm.subpartitions)     # its place in its sub-partition (slot order)
         self.age = age
         self.block = block
         self.smsp = smsp
         self.row = row
         self.end = end
         self.pc = -1
-        self.reg_ready = int_array([0]) * n_regs
-        self.reg_state = int_array([WAIT]) * n_regs
-        # WAR: the cycle until which a queued memory instruction has yet to read each register, and its state
-        self.reg_read = int_array([0]) * n_regs
-        self.read_state = int_array([WAIT]) * n_regs
+        # per register: write lands, its state; (WAR) a queued memory instruction's read is done, its state
+        self.scoreboard = int_array([0, WAIT, 0, WAIT]) * n_regs
         self.dep_ready = 0
         self.dep_state = WAIT
-        self.ready_at = now
         # Placeholder until the scheduler first looks at the warp this cycle (a zero-length interval).
         self.state = NOT_SELECTED
         self.since = now
@@ -119,16 +119,20 @@ class SubPartition:
     a pipe is busy for its issue interval from the issue cycle.
     """
 
-    __slots__ = ("sm", "index", "warps", "select", "policy", "pipe_free", "next_check", "inst_executed",
-                 "pipe_of", "throttle", "op_of", "dsts", "latency_of", "result_state", "interval_of", "stores",
-                 "deps", "trace_pc", "mem_slot", "requests", "slot_state",
-                 "pc_stalls", "observer", "branch_latency", "membar_latency", "mem_srcs", "lsu_q", "lsu_qi",
-                 "lsu_qn")
+    __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "pipe_free", "next_check",
+                 "inst_executed", "pipe_of", "throttle", "op_of", "dst_start", "dst_reg", "latency_of",
+                 "result_state", "interval_of", "stores", "dep_start", "dep_reg", "trace_pc", "mem_slot",
+                 "requests", "slot_state", "pc_stalls", "observer", "branch_latency", "membar_latency",
+                 "src_start", "src_reg", "lsu_q", "lsu_qi", "lsu_qn")
 
-    def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int) -> None:
+    def __init__(self, sm: "StreamingMultiprocessor", index: int, policy, n_pipes: int, n_pos: int) -> None:
         self.sm = sm
         self.index = index
         self.warps: list[Warp] = []
+        # By position (warp slot // sub-partitions, so in slot order): the warp there (None: free) and the
+        # earliest cycle it could issue (INF: free).  The scan reads one small array, not every warp object.
+        self.at: list = [None] * n_pos
+        self.ready_at = int_array([INF]) * n_pos
         self.policy = policy
         self.select = policy.select
         self.pipe_free = int_array([0]) * n_pipes
@@ -144,13 +148,16 @@ class SubPartition:
         self.pipe_of = k.pipe
         self.throttle = k.throttle_state
         self.op_of = k.op
-        self.dsts = k.dsts
+        self.dst_start = k.dst_start        # registers pc writes: dst_reg[dst_start[pc]:dst_start[pc + 1]]
+        self.dst_reg = k.dst_reg
         self.latency_of = k.latency_cycles
         self.result_state = k.result_state
         self.interval_of = k.interval_cycles
         self.stores = k.is_store
-        self.deps = k.deps
-        self.mem_srcs = k.mem_srcs
+        self.dep_start = k.dep_start        # registers pc waits for, likewise
+        self.dep_reg = k.dep_reg
+        self.src_start = k.mem_src_start    # registers memory instruction pc reads, likewise
+        self.src_reg = k.mem_src_reg
         self.slot_state = k.slot_state
         self.branch_latency = k.branch_latency_cycles
         self.membar_latency = k.membar_latency_cycles
@@ -181,12 +188,13 @@ class SubPartition:
         nxt = INF
         self.next_check = INF
         cands = None
-        for w in self.warps:
-            r = w.ready_at
+        for i in range(len(self.ready_at)):
+            r = self.ready_at[i]
             if r > now:
                 if r < nxt:
                     nxt = r
                 continue
+            w = self.at[i]
             r = w.dep_ready
             if r > now:
                 s = w.dep_state
@@ -205,7 +213,7 @@ class SubPartition:
                 s = self.throttle[pc]
             if w.state != s:
                 self.enter_state(w, s, now)
-            w.ready_at = r
+            self.ready_at[i] = r
             if r < nxt:
                 nxt = r
         if cands is not None:
@@ -217,7 +225,7 @@ class SubPartition:
                     if w is not chosen:
                         if w.state != NOT_SELECTED:
                             self.enter_state(w, NOT_SELECTED, now)
-                        w.ready_at = now + 1
+                        self.ready_at[w.pos] = now + 1
             if chosen is not None:
                 r = self.issue(chosen, now)
                 if r < nxt:
@@ -247,9 +255,10 @@ class SubPartition:
         if op == OP_ALU:
             t = now + self.latency_of[pc]
             st = self.result_state[pc]
-            for r in self.dsts[pc]:
-                w.reg_ready[r] = t
-                w.reg_state[r] = st
+            for i in range(self.dst_start[pc], self.dst_start[pc + 1]):
+                r = self.dst_reg[i]
+                w.scoreboard[4 * r] = t
+                w.scoreboard[4 * r + 1] = st
             self.pipe_free[p] = now + self.interval_of[pc]
         elif op == OP_MEM:
             sm = self.sm
@@ -276,15 +285,17 @@ class SubPartition:
                 st = self.result_state[pc]
             sm.lsu_free = start + busy
             if start > now:
-                for r in self.mem_srcs[pc]:
-                    w.reg_read[r] = start
-                    w.read_state[r] = st
+                for i in range(self.src_start[pc], self.src_start[pc + 1]):
+                    r = self.src_reg[i]
+                    w.scoreboard[4 * r + 2] = start
+                    w.scoreboard[4 * r + 3] = st
             self.pipe_free[p] = now + self.interval_of[pc]
             if self.stores[pc] and ready > w.last_store_cycle:
                 w.last_store_cycle = ready
-            for r in self.dsts[pc]:
-                w.reg_ready[r] = ready
-                w.reg_state[r] = st
+            for i in range(self.dst_start[pc], self.dst_start[pc + 1]):
+                r = self.dst_reg[i]
+                w.scoreboard[4 * r] = ready
+                w.scoreboard[4 * r + 1] = st
         elif op == OP_BRANCH:
             self.pipe_free[p] = now + self.interval_of[pc]
             t0 = now + self.branch_latency
@@ -308,32 +319,35 @@ class SubPartition:
         w.pc = npc
         dr = 0
         ds = WAIT
-        for r in self.deps[npc]:
-            x = w.reg_ready[r]
+        for i in range(self.dep_start[npc], self.dep_start[npc + 1]):
+            r = self.dep_reg[i]
+            x = w.scoreboard[4 * r]
             if x > dr:
                 dr = x
                 ds = r
         if dr:
-            ds = w.reg_state[ds]
+            ds = w.scoreboard[4 * ds + 1]
         if self.lsu_qn:
-            for r in self.dsts[npc]:
-                x = w.reg_read[r]
+            for i in range(self.dst_start[npc], self.dst_start[npc + 1]):
+                r = self.dst_reg[i]
+                x = w.scoreboard[4 * r + 2]
                 if x > dr:
                     dr = x
-                    ds = w.read_state[r]
+                    ds = w.scoreboard[4 * r + 3]
         w.dep_ready = dr
         w.dep_state = ds
         n1 = now + 1
         w.since = n1
         if t0 > n1:
             w.state = s0
-            w.ready_at = t0
+            ra = t0
         elif dr > n1:
             w.state = ds
-            w.ready_at = dr
+            ra = dr
         else:
             w.state = NOT_SELECTED
-            w.ready_at = n1
+            ra = n1
+        self.ready_at[w.pos] = ra
         if obs is not None:
             obs.on_warp_state(_event(WarpStateChange, (n1, self.sm.sm_id, w.gid, npc, w.state)))
         if op == OP_BARRIER:
@@ -349,7 +363,7 @@ class SubPartition:
             b.waiting.append(w)
             if b.arrived >= b.live:
                 self.sm.release_barrier(b, now)
-        return w.ready_at
+        return self.ready_at[w.pos]
 
     def exit(self, w: Warp, now: int) -> None:
         """The warp finished; it stays resident (``drain``) until its stores are accepted."""
@@ -363,7 +377,8 @@ class SubPartition:
             end = w.last_store_cycle
         w.end_cycle = end
         w.done = True
-        w.ready_at = INF
+        self.ready_at[w.pos] = INF
+        self.at[w.pos] = None
         self.warps.remove(w)
         self.sm.warp_exited(w, now)
 
@@ -397,7 +412,8 @@ class StreamingMultiprocessor:
         self.pc_stalls: list[int] = model.pc_stalls
         self.observer = model.observer
         n_sub = gpu.sm.subpartitions
-        self.subpartitions = [SubPartition(self, i, model.make_policy(), model.n_pipes) for i in range(n_sub)]
+        n_pos = -(-gpu.sm.max_warps // n_sub)
+        self.subpartitions = [SubPartition(self, i, model.make_policy(), model.n_pipes, n_pos) for i in range(n_sub)]
         self.lsu_free = 0
         self.bar_free = 0
         self.bar_arrive = gpu.barrier_arrive_cycles
@@ -437,6 +453,8 @@ class StreamingMultiprocessor:
             w.pc = self.trace_pc[row]
             b.live += 1
             insort(sp.warps, w, key=_slot_of)
+            sp.at[w.pos] = w
+            sp.ready_at[w.pos] = now
             if now < sp.next_check:
                 sp.next_check = now
         if b.live == 0:
@@ -457,7 +475,7 @@ class StreamingMultiprocessor:
         t = (b.bar_done if b.bar_done > now else now) + self.kernel.barrier_latency_cycles
         b.bar_done = 0
         for w in b.waiting:
-            w.ready_at = t
+            w.smsp.ready_at[w.pos] = t
             if t < w.smsp.next_check:
                 w.smsp.next_check = t
         b.waiting = []
