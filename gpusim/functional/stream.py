@@ -37,10 +37,11 @@ __all__ = ["LaunchStream", "FULL", "MEMORY", "COUNTS", "PROGRESS_INTERVAL_S"]
 PROGRESS_INTERVAL_S = 0.5
 # Warp instructions a recording batch aims at, at most.  A batch's trace and its copies while the timing
 # model takes it in (the ptxas-like passes, the requests) cost ~250 bytes a row at their peak on a kernel
-# with 40% memory rows (tiled matmul), on top of the resident blocks' rows.  Measured on the tiled matmul
-# 512 timed in full (benchmarks/scale.py): 1M rows 721 MB peak, 35.6 s CPU; 400k: 579-627 MB, 32.8-33.2 s;
-# 200k: 591 MB, 36.7 s (smaller batches vectorise the emulator less).
-RECORD_BATCH_ROWS = 400_000
+# with 40% memory rows (tiled matmul), on top of the resident blocks' rows.  Larger batches vectorise the
+# emulator more (each step runs over more warps) and load fewer chunks.  Measured on the tiled matmul timed in
+# full (benchmarks/scale.py --sample full, user+sys CPU, after the in-place compaction and feed growth):
+# 512: 1M rows 24.3-24.9 s, 740 MB peak; 400k 27.6-28.7 s, 545 MB; 1024: 1M 241 s, 1,389 MB.
+RECORD_BATCH_ROWS = 1_000_000
 
 
 class LaunchStream:
