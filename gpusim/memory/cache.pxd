@@ -9,10 +9,10 @@ cdef long long NO_FILL, _SET_HASH, _LOW16
 
 @cython.final
 cdef class SectoredCache:
-    cdef public long long n_sets, ways, spl, clock, mshrs, _hash_mod
+    cdef public long long n_sets, ways, spl, clock, mshrs, _hash_mod, last_line, last_way
     cdef public long long hits, misses, mshr_merges, mshr_stall_cycles, evicted_dirty
     cdef public dict where
-    cdef public long long[:] tag, valid, dirty, used, ready
+    cdef public long long[::1] tag, valid, dirty, used, ready
     cdef public CycleHeap outstanding
 
     @cython.locals(n="long long")
@@ -21,6 +21,9 @@ cdef class SectoredCache:
     @cython.locals(spl="long long", line="long long", sub="long long", w="long long", k="long long",
                    r="long long")
     cpdef long long probe(self, long long now, long long sector)
+
+    @cython.locals(w="long long")
+    cdef long long _where(self, long long line)
 
     @cython.locals(heap=CycleHeap, t="long long")
     cpdef long long mshr_start(self, long long now)

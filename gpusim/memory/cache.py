@@ -32,13 +32,15 @@ class SectoredCache:
     The tag array is a way per (set, associativity) slot: ``tag[w]`` the line way ``w`` holds (-1: empty),
     ``valid[w]``/``dirty[w]`` its sectors' bits, ``used[w]`` when it was last touched (a counter: the
     least recently used way of a full set is the victim), ``ready[w * spl + k]`` the cycle sector ``k``'s
-    fill is usable (:data:`NO_FILL`: none in flight); ``where`` finds a line's way.  (Arrays of integers,
+    fill is usable (:data:`NO_FILL`: none in flight); ``where`` finds a line's way, and ``last_line`` /
+    ``last_way`` remember the last line found there (a request's sectors come line by line: the three after
+    a line's first find it without a dict lookup).  (Arrays of integers,
     not objects per line, so that the compiled build, ``cache.pxd``, works on C integers.)
     """
 
-    __slots__ = ("n_sets", "ways", "spl", "where", "tag", "valid", "dirty", "used", "ready", "clock",
-                 "outstanding", "mshrs", "_hash_mod", "hits", "misses", "mshr_merges", "mshr_stall_cycles",
-                 "evicted_dirty")
+    __slots__ = ("n_sets", "ways", "spl", "where", "last_line", "last_way", "tag", "valid", "dirty", "used",
+                 "ready", "clock", "outstanding", "mshrs", "_hash_mod", "hits", "misses", "mshr_merges",
+                 "mshr_stall_cycles", "evicted_dirty")
 
     def __init__(self, size_bytes: int, associativity: int, mshrs: int, line_bytes: int = 128,
                  sector_bytes: int = 32) -> None:
@@ -64,7 +66,7 @@ class SectoredCache:
         spl = self.spl
         line = sector // spl
         sub = sector - line * spl
-        w = self.where.get(line, -1)
+        w = self._where(line)
         if w < 0 or not self.valid[w] >> sub & 1:
             self.misses += 1
             return -1
@@ -90,9 +92,19 @@ class SectoredCache:
             return t
         return now
 
+    def _where(self, line: int) -> int:
+        """The way holding ``line``, -1 if none (``where.get``, remembering the last line found)."""
+        if line == self.last_line:
+            return self.last_way
+        w = self.where.get(line, -1)
+        if w >= 0:
+            self.last_line = line
+            self.last_way = w
+        return w
+
     def _way(self, line: int, evicted: list[int] | None) -> int:
         """The way holding ``line``, allocated (empty) if it has none, made most recently used."""
-        w = self.where.get(line, -1)
+        w = self._where(line)
         if w < 0:
             spl = self.spl
             first = self.set_of(line) * self.ways
@@ -106,6 +118,8 @@ class SectoredCache:
             else:                               # the set is full: evict its least recently used line
                 victim = self.tag[w]
                 del self.where[victim]
+                if victim == self.last_line:
+                    self.last_line = -1
                 v_valid = self.valid[w]
                 v_dirty = self.dirty[w]
                 base = victim * spl
@@ -119,6 +133,8 @@ class SectoredCache:
             self.valid[w] = 0
             self.dirty[w] = 0
             self.where[line] = w
+            self.last_line = line
+            self.last_way = w
         self.clock += 1
         self.used[w] = self.clock
         return w
@@ -141,7 +157,7 @@ class SectoredCache:
         spl = self.spl
         line = sector // spl
         sub = sector - line * spl
-        w = self.where.get(line, -1)
+        w = self._where(line)
         if w >= 0 and self.valid[w] >> sub & 1:
             self.clock += 1
             self.used[w] = self.clock
@@ -157,7 +173,7 @@ class SectoredCache:
         spl = self.spl
         line = sector // spl
         sub = sector - line * spl
-        w = self.where.get(line, -1)
+        w = self._where(line)
         present = w >= 0 and self.valid[w] >> sub & 1 != 0
         if present or allocate:
             w = self._way(line, evicted)
@@ -178,6 +194,8 @@ class SectoredCache:
     def invalidate(self) -> None:
         n = self.n_sets * self.ways
         self.where.clear()
+        self.last_line = -1
+        self.last_way = -1
         self.tag = array("q", [-1]) * n
         self.valid = array("q", [0]) * n
         self.dirty = array("q", [0]) * n
