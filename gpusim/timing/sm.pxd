@@ -3,6 +3,7 @@
 # Not used by the pure path; see gpusim/timing/compiled.py.
 
 cimport cython
+from gpusim.memory.system cimport MemorySystem
 
 cdef long long INF, LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR
 cdef long long NS, SELECTED, NOT_SELECTED, WAIT, BARRIER, BRANCH_RESOLVING, MEMBAR, DRAIN
@@ -50,7 +51,7 @@ cdef class SubPartition:
                    ready="long long", busy="long long", row="long long", npc="long long", dr="long long",
                    ds="long long", x="long long", n1="long long", start="long long", qn="long long",
                    qi="long long", i="long long", ra="long long",
-                   sm=StreamingMultiprocessor, b=ThreadBlock)
+                   sm=StreamingMultiprocessor, b=ThreadBlock, ms=MemorySystem)
     cpdef long long issue(self, Warp w, long long now)
 
     @cython.locals(end="long long", d="long long")
@@ -61,6 +62,7 @@ cdef class SubPartition:
 cdef class StreamingMultiprocessor:
     cdef public long long sm_id, lsu_free, bar_free, bar_arrive, resident_blocks, active_since, cycles_active, blocks_executed
     cdef public object model, kernel, mem_access, observer
+    cdef public MemorySystem memory_system
     cdef public list requests, subpartitions, free_slots, launching, retiring
     cdef public long long[::1] pc_stalls
     cdef public int[::1] trace_pc, mem_slot

@@ -22,6 +22,7 @@ import heapq
 from bisect import insort
 
 from gpusim.errors import KernelError
+from gpusim.memory.system import MemorySystem
 from gpusim.timing.decode import (INF, LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP_MEMBAR,
                                   DecodedKernel, int_array)
 from gpusim.timing.hooks import GlobalAccess, SharedAccess, WarpIssue, WarpStateChange
@@ -274,7 +275,11 @@ class SubPartition:
                 self.lsu_qi = qi + 1 if qi + 1 < qn else 0
             if slot >= 0:
                 req = self.requests[slot]
-                ready, busy = sm.mem_access(start, sm.sm_id, req)
+                ms = sm.memory_system
+                if ms is not None:
+                    ready, busy = ms.access(start, sm.sm_id, req)
+                else:
+                    ready, busy = sm.mem_access(start, sm.sm_id, req)
                 st = self.slot_state[slot]
                 if obs is not None:
                     _observe_access(obs, start, sm.sm_id, w.gid, pc, req, ready)
@@ -396,8 +401,9 @@ class StreamingMultiprocessor:
     check, which is exact because all blocks of a launch need the same resources.
     """
 
-    __slots__ = ("sm_id", "model", "kernel", "trace_pc", "mem_slot", "requests", "mem_access", "pc_stalls",
-                 "observer", "subpartitions", "lsu_free", "bar_free", "bar_arrive", "free_slots", "launching", "retiring", "resident_blocks",
+    __slots__ = ("sm_id", "model", "kernel", "trace_pc", "mem_slot", "requests", "mem_access", "memory_system",
+                 "pc_stalls", "observer", "subpartitions", "lsu_free", "bar_free", "bar_arrive", "free_slots",
+                 "launching", "retiring", "resident_blocks",
                  "active_since", "cycles_active", "blocks_executed")
 
     def __init__(self, sm_id: int, model) -> None:
@@ -409,6 +415,9 @@ class StreamingMultiprocessor:
         self.mem_slot: list[int] = model.mem_slot
         self.requests = model.requests
         self.mem_access = model.memory.access
+        # The full memory system is called as itself: in the compiled build that is a C call (no bound method,
+        # no boxed arguments); any other memory model through its access method.  Both are the same contract.
+        self.memory_system = model.memory if type(model.memory) is MemorySystem else None
         self.pc_stalls: list[int] = model.pc_stalls
         self.observer = model.observer
         n_sub = gpu.sm.subpartitions
