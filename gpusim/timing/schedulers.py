@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Callable
 
 from gpusim.errors import ConfigError
+from gpusim.timing.sm import SchedulingPolicy
 from gpusim.timing.warp_states import StallReason
 
 SCHEDULERS: dict[str, type] = {}
@@ -45,7 +46,7 @@ def make_scheduler(name: str, gpu) -> object:
     return cls(gpu)
 
 
-class LooseRoundRobin:
+class LooseRoundRobin(SchedulingPolicy):
     """Loose round robin: the first eligible warp after the one issued last, in warp-slot order.
 
     "Loose" because warps that are not ready are skipped rather than given an empty turn.
@@ -68,7 +69,7 @@ class LooseRoundRobin:
         return pick
 
 
-class GreedyThenOldest:
+class GreedyThenOldest(SchedulingPolicy):
     """Greedy-then-oldest: keep issuing from the same warp while it is eligible, otherwise the oldest
     eligible warp (earliest launched). Favours one warp's locality and lets older warps finish first."""
 
@@ -97,7 +98,7 @@ _LONG_WAITS = frozenset({int(StallReason.LONG_SCOREBOARD), int(StallReason.BARRI
                          int(StallReason.MEMBAR), int(StallReason.DRAIN)})
 
 
-class TwoLevel:
+class TwoLevel(SchedulingPolicy):
     """Two-level warp scheduling (Narasiman et al., MICRO 2011; as in GPGPU-Sim's ``two_level_active``):
     only warps in a small *active pool* may issue, round-robin among them. A warp in the active pool that
     waits on a long-latency event (global load, barrier, membar, drain) is demoted to the *pending pool*,

@@ -9,6 +9,10 @@ cdef long long INF, LSU_PIPE, OP_ALU, OP_BARRIER, OP_BRANCH, OP_EXIT, OP_MEM, OP
 cdef long long NS, SELECTED, NOT_SELECTED, WAIT, BARRIER, BRANCH_RESOLVING, MEMBAR, DRAIN
 
 
+cdef class SchedulingPolicy:
+    cpdef object select(self, list eligible)
+
+
 @cython.final
 cdef class Warp:
     # what a scheduler's look at a warp reads first, so that it shares the object's first cache lines
@@ -37,12 +41,14 @@ cdef class SubPartition:
     cdef public int[::1] trace_pc, mem_slot
     cdef public long long[::1] op_of, latency_of, result_state, interval_of, stores
     cdef public object select, policy, observer
+    cdef public SchedulingPolicy own_policy
 
     @cython.locals(d="long long", old="long long")
     cpdef void enter_state(self, Warp w, long long state, long long now)
 
     @cython.locals(w=Warp, r="long long", nxt="long long", s="long long", pc="long long", p="long long",
-                   lsu_free="long long", cands=list, i="Py_ssize_t")
+                   lsu_free="long long", cands=list, i="Py_ssize_t",
+                   own=SchedulingPolicy)
     cpdef void cycle(self, long long now)
 
     @cython.locals(pc="long long", base="long long", d="long long", s="long long", op="long long",

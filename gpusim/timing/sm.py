@@ -41,6 +41,18 @@ MEMBAR = int(StallReason.MEMBAR)
 DRAIN = int(StallReason.DRAIN)
 
 
+class SchedulingPolicy:
+    """What a sub-partition's warp scheduler asks of its policy (:mod:`gpusim.timing.schedulers`):
+    ``select(eligible)``, the warp to issue among the eligible ones (in warp-slot order), or None.  The
+    built-in policies derive from it, so that the compiled SM calls them directly; any object with a
+    ``select`` method will do."""
+
+    __slots__ = ()
+
+    def select(self, eligible):
+        raise NotImplementedError
+
+
 class Warp:
     """One resident warp: its position in its trace (the instruction buffer holds the next instruction),
     its scoreboard (cycle at which each register's pending write lands, and which stall state guards it; the
@@ -120,7 +132,8 @@ class SubPartition:
     a pipe is busy for its issue interval from the issue cycle.
     """
 
-    __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "pipe_free", "next_check",
+    __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "own_policy", "pipe_free",
+                 "next_check",
                  "inst_executed", "pipe_of", "throttle", "op_of", "dst_start", "dst_reg", "latency_of",
                  "result_state", "interval_of", "stores", "dep_start", "dep_reg", "trace_pc", "mem_slot",
                  "requests", "slot_state", "pc_stalls", "observer", "branch_latency", "membar_latency",
@@ -136,6 +149,7 @@ class SubPartition:
         self.ready_at = int_array([INF]) * n_pos
         self.policy = policy
         self.select = policy.select
+        self.own_policy = policy if isinstance(policy, SchedulingPolicy) else None
         self.pipe_free = int_array([0]) * n_pipes
         # The LSU/MIO queue: the cycle each of the last lsu_qn memory instructions issued here left it (a ring;
         # lsu_q[lsu_qi] is the oldest, which must have left before another may enter).
@@ -219,7 +233,8 @@ class SubPartition:
                 nxt = r
         if cands is not None:
             # Even a lone candidate goes through the policy: it must learn who issued (GTO, LRR pointer).
-            chosen = self.select(cands)
+            own = self.own_policy
+            chosen = own.select(cands) if own is not None else self.select(cands)
             if len(cands) > 1 or chosen is None:
                 nxt = now + 1
                 for w in cands:
