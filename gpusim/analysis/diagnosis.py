@@ -546,17 +546,19 @@ def _banks(ev: _Evidence):
             return None
         evidence, lines = [], []
         kind = _OP_KIND
+        # a queued load's conflicts show where its data is read (short_scoreboard): charged back to the load
+        on_load = _waits_on_loads(ev, StallReason.SHORT_SCOREBOARD, (MemSpace.SHARED,))
         for pc in _top_pcs(excess):
             ways = m.wavefronts[pc] / max(m.ideal_wavefronts[pc], 1)
-            cyc = ev.state_cycles(pc, StallReason.MIO_THROTTLE, StallReason.SHORT_SCOREBOARD)
+            cyc = ev.state_cycles(pc, StallReason.MIO_THROTTLE, StallReason.SHORT_SCOREBOARD) + int(on_load[pc])
             evidence.append(f"shared {kind[int(m.op[pc])]} at {ev.lines.label(pc)}: {ways:.1f}-way bank conflicts "
                             f"({int(m.wavefronts[pc]):,} wavefronts where {int(m.ideal_wavefronts[pc]):,} would do, "
-                            f"{int(m.requests[pc]):,} requests); warps waited {cyc:,} warp-cycles there "
-                            f"(mio_throttle, short_scoreboard)")
+                            f"{int(m.requests[pc]):,} requests); warps waited {cyc:,} warp-cycles on it "
+                            f"(mio_throttle, and short_scoreboard there or where its data is read)")
             lines.append(ev.lines.key(pc)[0])
-        mio = ev.state_share(StallReason.MIO_THROTTLE)
-        evidence.append(f"the shared-memory pipe was busy for other warps {_pct(mio)} of all warp-cycles "
-                        f"(mio_throttle, every line)")
+        mio = ev.state_share(StallReason.MIO_THROTTLE) + float(on_load.sum()) / ev.warp_cycles
+        evidence.append(f"warps waited for the shared-memory pipe {_pct(mio)} of all warp-cycles (mio_throttle, "
+                        f"and short_scoreboard for the data of queued shared loads; every line)")
         return _finding("banks", "shared-memory bank conflicts", w,
                         float(excess.sum()) / max(total, 1) * _mem_share(ev), evidence,
                         "pad the shared array (e.g. [32][33] for a 32 x 32 tile) or swizzle the index so the "
@@ -590,7 +592,8 @@ def _global_reuse(ev: _Evidence):
         c = ev.c
         waits = ev.stalls[:, int(StallReason.LONG_SCOREBOARD)]
         evidence, lines = [], []
-        evidence.append(f"warps spent {_pct(ls)} of their cycles waiting for global loads (long_scoreboard); "
+        evidence.append(f"warps spent {_pct(ls)} of their cycles waiting on global memory instructions "
+                        f"(long_scoreboard); "
                         f"issue slots were busy {c['smsp__issue_active.avg.pct_of_peak_sustained_active']:.0f}% "
                         f"of the time with {c['sm__warps_active.avg.per_cycle_active']:.1f} warps per SM "
                         f"(achieved occupancy {c['sm__warps_active.avg.pct_of_peak_sustained_active']:.0f}%)")
@@ -619,13 +622,22 @@ def _global_reuse(ev: _Evidence):
 LATENCY_WAIT_SHARE = 0.10
 
 
-def _load_producers(ev: _Evidence) -> dict[int, list[int]]:
-    """For each PC, the global or local loads whose results it reads: per source register, the nearest
+def _waits_on_loads(ev: _Evidence, state: StallReason, spaces) -> np.ndarray:
+    """Warp-cycles in ``state`` per load PC (loads from ``spaces``): the wait is charged to the instruction
+    that reads a load's result, so it is handed back to the load(s) it reads."""
+    waits = ev.stalls[:, int(state)].astype(np.float64)
+    on_load = np.zeros(ev.n_pcs)
+    for pc, loads in _load_producers(ev, spaces).items():
+        on_load[loads] += waits[pc] / len(loads)
+    return on_load
+
+
+def _load_producers(ev: _Evidence, spaces=(MemSpace.GLOBAL, MemSpace.LOCAL)) -> dict[int, list[int]]:
+    """For each PC, the loads (from ``spaces``) whose results it reads: per source register, the nearest
     earlier writer in program order (wrapping round to the end for a loop's back edge), if it is such a
     load."""
     instrs, m = ev.trace.instructions, ev.mem
-    is_load = [m.space[i.pc] in (MemSpace.GLOBAL, MemSpace.LOCAL) and int(m.op[i.pc]) == 0
-               and m.requests[i.pc] > 0 for i in instrs]
+    is_load = [m.space[i.pc] in spaces and int(m.op[i.pc]) == 0 and m.requests[i.pc] > 0 for i in instrs]
     writers: dict[int, list[int]] = {}
     for i in instrs:
         for r in i.dst_regs:
@@ -649,7 +661,7 @@ def _load_producers(ev: _Evidence) -> dict[int, list[int]]:
 def _latency(ev: _Evidence):
     c, occ = ev.c, ev.timing.occupancy
     ls = ev.state_share(StallReason.LONG_SCOREBOARD)
-    why = None if ls >= LATENCY_WAIT_SHARE else f"warps waited on global or local loads only {_pct(ls)} of the time"
+    why = None if ls >= LATENCY_WAIT_SHARE else f"warps waited on global or local memory instructions only {_pct(ls)} of the time"
 
     def build(w):
         if ls <= 0 or (w is None and why is not None):
@@ -661,7 +673,7 @@ def _latency(ev: _Evidence):
         mem = ev.gpu.memory
         dram_cycles = mem.l2.hit_latency_near_cycles + mem.dram.latency_ns * ev.gpu.clock_mhz / 1000.0
         evidence = [f"warps spent {_pct(ls)} of their cycles waiting on global or local memory instructions "
-                    f"(long_scoreboard: a load's data, or a queued store's or atomic's turn in the L1 pipe), "
+                    f"(long_scoreboard: a load's data, or a queued memory instruction's turn in the L1 pipe), "
                     f"{_pct(other)} for other results (short_scoreboard, wait)",
                     f"issue slots were busy {issue:.0f}% of the time with {per_sched:.1f} resident warps per "
                     f"scheduler: achieved occupancy {achieved:.0f}% of a theoretical {occ.occupancy_pct:.0f}% "
@@ -672,11 +684,7 @@ def _latency(ev: _Evidence):
                     f"from L2, {dram_cycles:.0f} from DRAM (unloaded); L1 hit rate "
                     f"{c.get('l1tex__t_sector_hit_rate.pct', 0.0):.0f}%, L2 hit rate "
                     f"{c.get('lts__t_sector_hit_rate.pct', 0.0):.0f}%"]
-        # the wait is charged to the instruction that reads the load's result: hand it to the load(s)
-        waits = ev.stalls[:, int(StallReason.LONG_SCOREBOARD)].astype(np.float64)
-        on_load = np.zeros(ev.n_pcs)
-        for pc, loads in _load_producers(ev).items():
-            on_load[loads] += waits[pc] / len(loads)
+        on_load = _waits_on_loads(ev, StallReason.LONG_SCOREBOARD, (MemSpace.GLOBAL, MemSpace.LOCAL))
         by_line: dict[str, list[int]] = {}
         for pc in np.flatnonzero(on_load > 0).tolist():
             by_line.setdefault(ev.lines.key(pc)[0], []).append(pc)

@@ -223,12 +223,11 @@ class GpuConfig:
         require(self.kernel_launch_ns >= 0, f"kernel_launch_ns: must be >= 0, got {self.kernel_launch_ns}")
         require(self.block_launch_cycles >= 0,
                 f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
-        for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles"):
+        for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles", "lsu_queue_entries",
+                     "barrier_arrive_cycles"):
             require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
         require(self.loop_unroll_factor >= 1,
                 f"loop_unroll_factor: must be >= 1 (1: no unrolling), got {self.loop_unroll_factor}")
-        for name in ("lsu_queue_entries", "barrier_arrive_cycles"):
-            require(getattr(self, name) >= 0, f"{name}: must be >= 0 (0: off), got {getattr(self, name)}")
         require(self.imad_issue_interval_cycles > 0,
                 f"imad_issue_interval_cycles: must be > 0, got {self.imad_issue_interval_cycles}")
         _check_keys("issue_interval_cycles", self.issue_interval_cycles, [u.value for u in Unit], minimum=1)

@@ -31,7 +31,9 @@ The contract of a :class:`MemoryModel`
 
 ``access(now, sm, request) -> (ready, busy)``
     One warp memory instruction issued on SM ``sm`` at SM cycle ``now``.  Calls come in nondecreasing
-    ``now`` over all SMs (the GPU steps its SMs in time order), once per issued instruction.  Returns:
+    ``now`` per SM, once per issued instruction; over all SMs in time order (the GPU steps its SMs in time
+    order) except that, with an LSU queue (``lsu_queue_entries`` > 0), ``now`` is the cycle the SM's pipe
+    takes the instruction, which may lie ahead of the GPU's time by the queue's backlog.  Returns:
 
     * ``ready`` (SM cycle, ``>= now``): for a load or an atomic that returns a value, the cycle its
       destination registers may be read (load-to-use); for a store, the cycle the memory system has

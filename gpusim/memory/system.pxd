@@ -100,7 +100,7 @@ cdef class MemorySystem:
     cdef tuple _global_store(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(n="long long", m=double, arrive=double, base="long long", sl="long long", l2=SectoredCache,
-                   start=double, cost=double, evicted=list, k="long long", beats="long long", left=double)
+                   start=double, cost=double, evicted=list, k="long long", beats="long long", held_until=double)
     cdef tuple _write_line(self, double t, long long sm, long long line, long long mask, long long masked)
 
     @cython.locals(t="long long", passes="long long", flags="long long", op_cycles=double, req_cycles=double,

@@ -54,7 +54,9 @@ class MemorySystem:
     stage) or its bank wavefronts at one a cycle (data stage: distinct words of one bank serialise), the
     slower of the two; stores
     are write-through at L1 without allocation and write-back, write-allocate (no fetch) at L2; global
-    atomics execute at the L2 slice, serialised per address; shared accesses cost their wavefronts in the
+    atomics hold the L1 pipe a cycle per packet (one per sector, one more per further lane on one word) plus
+    their bank wavefronts (``l1.atomic_packet_cycles``), then execute at the L2 slice, serialised per
+    address; shared accesses cost their wavefronts in the
     SM's shared pipe, shared atomics serialise per address in the banks.  ``observer`` (a
     :class:`gpusim.timing.hooks.TimingObserver`) receives every DRAM command.
 
@@ -71,12 +73,17 @@ class MemorySystem:
     misses, stores and atomics down one line (a line's missing sectors) at a time, ``l1.miss_lines_per_cycle``
     lines per SM cycle, through the SM's crossbar port (:class:`Crossbar`); every line it sends holds one
     L1 line (of the ``launch.l1_data_bytes`` the carve-out leaves, in 128-byte lines) until the line is done
-    with: a load's until its data is back, a store's until its data has left the SM.  When every line is
+    with: a load's until its data is back, a store's until its data has left the SM (with
+    ``l2.write_beat_cycles`` > 0, until its slice has taken the beats: a busy slice pushes back).  When every
+    line is
     held, the request waits for the earliest to free, and so does the SM's LSU path (``busy``): the warps
     behind it show ``lg_throttle``, the warp waiting for the data ``long_scoreboard``.
 
     Simplifies: everything is computed at issue, arithmetically (per-port/per-bank next-free cycles, cache
-    state updated at request time); ``access`` must be called in nondecreasing ``now``.  Requests arrive
+    state updated at request time); ``access`` is called in nondecreasing ``now`` per SM, and over all SMs
+    only up to an SM's LSU queue (with ``lsu_queue_entries`` > 0 an SM calls for the cycle its pipe takes a
+    queued instruction, which may lie ahead of other SMs' calls: a request so dated reserves a slice, port
+    or DRAM bank before another SM's earlier one).  Requests arrive
     already coalesced and costed (:mod:`gpusim.timing.lsu`) with physical sectors
     (:mod:`gpusim.memory.address_map`).  ``membar`` and coherence between L1s are not modelled (L1 is not
     invalidated by other SMs' stores).
@@ -561,11 +568,11 @@ class MemorySystem:
             self.fabric_sectors += n
             self.l2_writes += n
         self.slice_free[sl] = start + cost
-        left = m + n * self.icnt.sector_cycles
-        if self.slice_write_beat_cycles > 0 and start + cost > left:
+        held_until = m + n * self.icnt.sector_cycles
+        if self.slice_write_beat_cycles > 0 and start + cost > held_until:
             # the slice pushes back: the SM keeps the line until the slice has taken its beats
-            left = start + cost
-        self._hold_line(sm, left)
+            held_until = start + cost
+        self._hold_line(sm, held_until)
         self.l2_writes += n
         self.tex_sectors += n
         evicted: list[int] = []

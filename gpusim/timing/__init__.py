@@ -88,14 +88,6 @@ def unrolled_loops(trace: KernelTrace, gpu) -> list:
     return find_unrolled_loops(apply_passes(trace, merge_groups(trace, gpu)), factor)
 
 
-def _ptxas_passes(trace: KernelTrace, gpu) -> KernelTrace:
-    """The trace as the SASS ptxas makes of its PTX would run it: merged vector accesses
-    (:mod:`gpusim.timing.vector_merge`) and unrolled loops (:mod:`gpusim.timing.loop_unroll`) when the
-    config asks for them."""
-    return apply_passes(trace, merge_groups(trace, gpu), unrolled_loops(trace, gpu),
-                        fold=bool(getattr(gpu, "fold_constant_operands", False)))
-
-
 def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = None,
                  fold: bool = False) -> KernelTrace:
     """``trace`` (or a chunk of it) with the passes :func:`merge_groups` and :func:`unrolled_loops` decided,
@@ -207,7 +199,7 @@ def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory,
     lsu = LsuFrontEnd(gpu, ideal)
     feed = feed_class(first, rest, lsu=lsu, memory=mem, schedule=getattr(gpu, "instruction_schedule", "ptx"),
                       warps=[], merge_groups=merge_groups(first, gpu), loops=unrolled_loops(first, gpu),
-                      constant_operands=bool(getattr(gpu, "fold_constant_operands", False)),
+                      constant_operands=gpu.fold_constant_operands,
                       launch=LaunchResources(l1_data_bytes=occ.l1_bytes_per_sm))
     model = GpuTimingModel(feed, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
                            observer=observer, progress=progress, ideal=ideal)

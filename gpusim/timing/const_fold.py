@@ -13,6 +13,11 @@ guard), whose destination register no other instruction writes, and every reader
 instruction (the FP32, INT or FP64 pipe: an SASS ALU instruction takes one constant-bank operand) is folded:
 :func:`fold_constant_operands` drops its rows and takes its register out of its readers' sources.
 
+It runs after the other passes (vector merging, loop unrolling: :func:`gpusim.timing.apply_passes`), on the
+PCs they leave; a register counts as written once when all its writers are copies of one PTX instruction.
+Not folded: vector or multi-register ``ld.const``, and ``ld.param`` (which ptxas also reads as ``c[0x0][..]``
+operands; not measured yet).
+
 Simplifications: an instruction that reads two folded registers (ptxas must load one of them) is still
 counted as reading both from the bank; the constant cache is not charged for the operands' reads (a bank
 operand is served by the SM's constant cache as part of operand collection, not as a request).
@@ -33,11 +38,13 @@ OPERAND_UNITS = frozenset({Unit.FP32.value, Unit.INT.value, Unit.FP64.value})
 def find_constant_operands(trace: KernelTrace) -> list[int]:
     """The PCs of ``trace`` whose ``ld.const`` ptxas turns into constant-bank operands (module docstring)."""
     instrs = trace.instructions
-    writers: dict[int, int] = {}
+    # writers by the PC they came from: an unrolled loop's last copy writes the body's own names again
+    origin = trace.meta.get("origin_pc") or range(len(instrs))
+    writers: dict[int, set[int]] = {}
     readers: dict[int, list[int]] = {}
     for ins in instrs:
         for r in ins.dst_regs:
-            writers[r] = writers.get(r, 0) + 1
+            writers.setdefault(r, set()).add(origin[ins.pc])
         for r in ins.src_regs:
             readers.setdefault(r, []).append(ins.pc)
     out = []
@@ -47,7 +54,7 @@ def find_constant_operands(trace: KernelTrace) -> list[int]:
             continue
         r = ins.dst_regs[0]
         users = readers.get(r, [])
-        if writers[r] == 1 and users and all(instrs[u].unit in OPERAND_UNITS and instrs[u].mem_space is None
+        if len(writers[r]) == 1 and users and all(instrs[u].unit in OPERAND_UNITS and instrs[u].mem_space is None
                                              for u in users):
             out.append(ins.pc)
     return out

@@ -20,7 +20,8 @@ are never held twice) and binds them again; a compaction moves the live rows dow
 slots a new state array and request list, and rebinds them too.
 
 Each chunk goes through the ptxas-like passes before it is timed (:func:`gpusim.timing.apply_passes`:
-merged vector accesses, unrolled loops) with the groups and loops decided once, on the first chunk (or the whole trace), as ptxas
+merged vector accesses, unrolled loops, constant operands) with the groups and loops decided once, on the
+first chunk (or the whole trace), as ptxas
 decides once for the code: every chunk then has the same static instructions.  A whole trace gets exactly
 the passes :func:`gpusim.timing.simulate` gives it; a streamed one gets the groups its first chunk shows
 (whose executions are the only ones known when timing starts).

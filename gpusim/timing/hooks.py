@@ -14,10 +14,12 @@ Events (all fields ints; cycles are SM cycles unless the name says otherwise):
   (a :class:`~gpusim.timing.warp_states.StallReason`), waiting to issue ``pc``.  A warp's issues and state
   changes come in cycle order.
 * :class:`SharedAccess` (``cycle, sm, warp, pc, wavefronts, ideal_wavefronts, ready``): a shared-memory
-  instruction issued at ``cycle``, its bank wavefronts with and without conflicts, and the cycle its
+  instruction the SM's LSU/MIO pipe took at ``cycle`` (its issue cycle, or later when it waited in the LSU
+  queue), its bank wavefronts with and without conflicts, and the cycle its
   result is ready (from the memory model).
 * :class:`GlobalAccess` (``cycle, sm, warp, pc, sectors, ready``): a global or local instruction with at
-  least one active lane sent to L1TEX, its sector count and ready cycle.
+  least one active lane sent to L1TEX at ``cycle`` (as for shared accesses), its sector count and ready
+  cycle.
 * :class:`~gpusim.memory.dram.DramCommand` (``ck, channel, bank, command, outcome``): a DRAM command
   (``ACT``, ``PRE``, ``RD``, ``WR``) at DRAM clock ``ck`` and the row-buffer outcome (hit, miss, conflict)
   of the access it serves, as the channel decided it.

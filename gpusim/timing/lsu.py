@@ -249,7 +249,8 @@ class LsuFrontEnd:
             for i, n, lo, hi, ln, w, k in zip(idx.tolist(), lanes, offs, offs[1:], lines, waves, masks):
                 out[i] = MemoryRequest(sp, op, pc, n, tuple(flat[lo:hi]), ln, w, 0, bypass, (), flags, k)
             return
-        waves = self.banks.wavefronts_for(phys, size).wavefronts.tolist()   # the operands' data-stage passes
+        # the operands' data-stage passes (as for global loads and stores: not idealised by the banks what-if)
+        waves = self.banks.wavefronts_for(phys, size).wavefronts.tolist()
         for j, i in enumerate(idx.tolist()):
             atoms = ()
             if lanes[j]:

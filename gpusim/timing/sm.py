@@ -129,7 +129,11 @@ class SubPartition:
     ``lg_throttle``).  With 0 a memory instruction issues only when the pipe is free.
 
     Simplifications: one issue per cycle, no dual issue, no register-bank conflicts, no operand collector;
-    a pipe is busy for its issue interval from the issue cycle.
+    a pipe is busy for its issue interval from the issue cycle.  The LSU queue: one queue for shared and
+    global instructions (the hardware has an MIO and an LG queue; a kernel mixing both was not measured);
+    the pipe takes the four sub-partitions' instructions strictly in issue order; every source register of
+    a queued instruction (a store's data included) is held until the pipe takes it; the memory model is
+    asked at issue for the cycle the pipe will take the instruction, which may lie ahead of other SMs' calls.
     """
 
     __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "own_policy", "pipe_free",
@@ -409,7 +413,8 @@ class StreamingMultiprocessor:
     next-event loop advances it through :meth:`step`.
 
     A ``bar.sync`` releases its block ``barrier`` latency cycles after the SM's barrier unit has counted the
-    last warp's arrival; the unit counts one arrival per ``barrier_arrive_cycles``, for all blocks of the SM.
+    last warp's arrival; the unit counts one arrival per ``barrier_arrive_cycles``, one counter for all blocks
+    of the SM (measured with one block; whether blocks share it is not).
     A block dispatched to the SM becomes resident ``block_launch_cycles`` later; it retires (freeing its
     warp slots and resources, which lets the block scheduler dispatch the next block here) when its last
     warp has exited and drained. Simplification: the occupancy limit (blocks per SM) is the only resource

@@ -8,12 +8,14 @@ Meaning (Nsight Compute Kernel Profiling Guide, "Warp Stall Reasons"), and what 
 
 * ``selected`` - the warp issued an instruction this cycle.
 * ``not_selected`` - eligible, but the sub-partition's scheduler picked another warp.
-* ``long_scoreboard`` - waits for a register written by an L1TEX operation (global, local loads).
-* ``short_scoreboard`` - waits for a register written by an MIO operation (shared memory, SFU, const).
+* ``long_scoreboard`` - waits for a register written by an L1TEX operation (global, local loads), or for a
+  queued global/local instruction to read a register it is about to overwrite (``lsu_queue_entries``).
+* ``short_scoreboard`` - waits for a register written by an MIO operation (shared memory, SFU, const), or
+  for a queued shared-memory instruction to read a register it is about to overwrite.
 * ``wait`` - waits for a fixed-latency result (ALU/FMA/IMAD/FP64 dependency).
 * ``barrier`` - waits at ``bar.sync`` for the rest of its block (and for the barrier's own latency).
-* ``mio_throttle`` - the MIO path (shared memory, SFU) is busy.
-* ``lg_throttle`` - the local/global path of the LSU is busy.
+* ``mio_throttle`` - the MIO path (shared memory, SFU) is busy, or its queue is full.
+* ``lg_throttle`` - the local/global path of the LSU is busy, or its queue is full.
 * ``math_pipe_throttle`` - the arithmetic pipe its instruction needs is busy (issue interval).
 * ``branch_resolving`` - waits for a branch target to be computed.
 * ``no_instruction`` - instruction buffer empty (not produced by this model: instruction fetch is not

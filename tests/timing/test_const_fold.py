@@ -51,3 +51,21 @@ def test_the_pass_is_the_configs_choice():
     assert runs > 0
     assert off.counters["smsp__inst_executed.sum"] - on.counters["smsp__inst_executed.sum"] == runs
     assert on.cycles < off.cycles
+
+
+def test_copies_of_one_load_count_as_one_writer():
+    # an unrolled loop's last copy writes the body's own register names again: two writers in the trace, one
+    # PTX instruction (meta["origin_pc"]); both copies fold
+    from gpusim.functional.trace import StaticInstr
+    from gpusim.timing.synthetic import ins, make_trace
+    ldc = dict(opcode="ld.const.f32", unit="lsu", latency_class="const", mem_space="const", is_load=True)
+    prog = [ins("fma", dst=[9], src=[2, 2]), ins("fma", dst=[3], src=[1, 2]),
+            ins("fma", dst=[9], src=[2, 2]), ins("fma", dst=[3], src=[1, 2]), ins("exit")]
+    t = make_trace(prog)
+    instrs = list(t.instructions)
+    for p in (0, 2):
+        instrs[p] = StaticInstr(pc=p, dst_regs=(1,), ptx_line=p + 1, **ldc)
+    t.instructions = instrs
+    assert find_constant_operands(t) == []                 # two writers of r1, as far as the trace says
+    t.meta["origin_pc"] = [0, 1, 0, 1, 4]
+    assert find_constant_operands(t) == [0, 2]

@@ -257,3 +257,25 @@ def test_memory_instructions_queue_for_the_l1tex_path(h100):
     assert issue[6] == 50                                # the alu overwrites r1, read by the last load at 50
     assert res.stalls["lg_throttle"] == 3 + 3 + 3 + 7 + 9
     assert res.stalls["long_scoreboard"] == 50 - 31
+
+
+def test_the_pipe_takes_the_subpartitions_queued_instructions_in_issue_order(h100):
+    # two warps on two sub-partitions, 3 loads each, 2 queue entries per sub-partition, 10 cycles a request
+    gpu = h100.replace(lsu_queue_entries=2)
+    mem = SlowL1()
+    prog = [ins("ld.global", dst=[10 + i], src=[1]) for i in range(3)] + [ins("exit")]
+    log = IssueLog()
+    simulate(make_trace(prog, warps_per_block=2), gpu, memory=mem, observer=log)
+    assert mem.accesses == [0, 10, 20, 30, 40, 50]       # one pipe, in issue order over both sub-partitions
+    third = {w: c for c, _, _, w, pc in log.issues if pc == 2}
+    assert third == {0: 8, 1: 10}                         # warp 1's queue holds loads taken at 10 and 30 till 10
+
+
+@pytest.mark.parametrize("arrive_cycles", [0, 2])
+def test_a_warp_that_exits_releases_the_barrier_once_the_arrivals_are_counted(h100, arrive_cycles):
+    gpu = h100.replace(barrier_arrive_cycles=arrive_cycles)
+    prog = [ins("bar"), ins("fma", dst=[5], src=[2, 2]), ins("exit")]
+    log = IssueLog()
+    run(make_trace(prog, warps_per_block=2, warp_pcs=[[0, 1, 2], [2]]), gpu, observer=log)
+    after = next(c for c, _, _, w, pc in log.issues if pc == 1)
+    assert after == arrive_cycles + gpu.latency("barrier")   # warp 0's arrival at 0, counted, then the release

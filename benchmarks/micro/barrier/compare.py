@@ -46,6 +46,7 @@ def main(argv=None) -> int:
           f"{'H100 state':24s} model state")
     errs = []
     for case, row in zip(rec["clock"], rec["ncu"]["rows"]):
+        assert all(row[k] == case[k] for k in ("kernel", "warps")), (case, row)    # the same case, both sections
         t = simulate(case, a.gpu)
         hw = row["ncu"]["gpc__cycles_elapsed.max"]
         errs.append(abs(t.cycles / hw - 1))

@@ -44,6 +44,7 @@ def main(argv=None) -> int:
           f"{'H100 cyc/red':>12s} {'cpu s':>6s}")
     errs = []
     for case, row in zip(rec["clock"], rec["ncu"]["rows"]):
+        assert all(row[k] == case[k] for k in ("kernel", "warps")), (case, row)    # the same case, both sections
         if case["blocks"] > 8 and not a.chip:
             continue
         t0 = time.process_time()
