@@ -91,6 +91,12 @@ def clock_section(mod, cp, cases: list[dict], make_buffers, launch_case, request
 
 
 def clock_with_ncu(rec: dict) -> list[tuple[dict, dict]]:
-    """Each row of ``rec``'s clock section beside the ncu metrics of the same case (``{}`` where ncu gave none)."""
+    """Each row of ``rec``'s clock section beside the ncu metrics of the same case (``{}`` where ncu gave none);
+    the model-side compare scripts read their records through it too."""
     ncu = rec.get("ncu", {}).get("rows", [])
-    return [(c, ncu[i]["ncu"] if i < len(ncu) else {}) for i, c in enumerate(rec.get("clock", []))]
+    out = []
+    for i, c in enumerate(rec.get("clock", [])):
+        if i < len(ncu):
+            assert all(ncu[i][k] == c[k] for k in ("kernel", "warps") if k in c), (c, ncu[i])   # the same case
+        out.append((c, ncu[i]["ncu"] if i < len(ncu) else {}))
+    return out

@@ -71,14 +71,9 @@ def fold_constant_operands(trace: KernelTrace, pcs: list[int] | None = None) -> 
     drop = np.zeros(len(instrs), dtype=bool)
     drop[pcs] = True
     folded = {instrs[p].dst_regs[0] for p in pcs}
-    kept_before = np.concatenate(([0], np.cumsum(~drop)))    # a (dropped) target moves to the next kept PC
-    static = []
-    for p in np.flatnonzero(~drop).tolist():
-        ins = instrs[p]
-        if folded.intersection(ins.src_regs):
-            ins = dataclasses.replace(ins, src_regs=tuple(r for r in ins.src_regs if r not in folded))
-        target = int(kept_before[ins.branch_target]) if ins.branch_target >= 0 else ins.branch_target
-        static.append(dataclasses.replace(ins, pc=len(static), branch_target=target))
-    trace = drop_instructions(trace, drop, static)
+    kept = [dataclasses.replace(ins, src_regs=tuple(r for r in ins.src_regs if r not in folded))
+            if folded.intersection(ins.src_regs) else ins
+            for ins in (instrs[p] for p in np.flatnonzero(~drop).tolist())]
+    trace = drop_instructions(trace, drop, kept)
     trace.meta["constant_operands"] = len(pcs)
     return trace

@@ -252,10 +252,8 @@ def merge_vector_accesses(trace: KernelTrace, groups: list[MergeGroup]) -> Kerne
     for g in groups:
         leader_of[g.pcs[0]] = g
         drop[list(g.pcs[1:])] = True
-    new_pc = np.cumsum(~drop) - 1
-    origin = np.flatnonzero(~drop)
-    static = []
-    for p in origin.tolist():
+    kept = []
+    for p in np.flatnonzero(~drop).tolist():
         ins = instrs[p]
         g = leader_of.get(p)
         if g is not None:
@@ -264,9 +262,7 @@ def merge_vector_accesses(trace: KernelTrace, groups: list[MergeGroup]) -> Kerne
                 ins, opcode=_vector_opcode(ins.opcode, g.vector), access_bytes=g.width_bytes,
                 dst_regs=tuple(dict.fromkeys(r for m in members for r in m.dst_regs)),
                 src_regs=tuple(dict.fromkeys(r for m in members for r in m.src_regs)))
-        # a branch target is a segment's leader, never a dropped member
-        target = int(new_pc[ins.branch_target]) if ins.branch_target >= 0 else ins.branch_target
-        static.append(dataclasses.replace(ins, pc=len(static), branch_target=target))
+        kept.append(ins)
 
     slot = np.asarray(trace.mem_slot, dtype=np.int64).copy()
     ex = _Executions(trace)
@@ -274,21 +270,26 @@ def merge_vector_accesses(trace: KernelTrace, groups: list[MergeGroup]) -> Kerne
         first = ex.rows(g.pcs[0])
         base_rows = first + (g.base_pc - g.pcs[0])
         slot[first] = slot[base_rows]
-    trace = drop_instructions(trace, drop, static, slot)
+    trace = drop_instructions(trace, drop, kept, slot)
     trace.meta["merged_accesses"] = [[int(p) for p in g.pcs] for g in groups]
     return trace
 
 
-def drop_instructions(trace: KernelTrace, drop: np.ndarray, static: list[StaticInstr],
+def drop_instructions(trace: KernelTrace, drop: np.ndarray, kept: list[StaticInstr],
                       slot: np.ndarray | None = None) -> KernelTrace:
-    """``trace`` without the PCs ``drop`` marks (and their rows), its instructions ``static`` (the kept ones,
-    renumbered densely) and each row's memory slot from ``slot`` (default: the trace's); the accesses of the
+    """``trace`` without the PCs ``drop`` marks (and their rows); ``kept``: the instructions of the PCs that stay,
+    in order (as they are, or as a pass rewrote them), renumbered densely here, a branch to a dropped PC going
+    to the next kept one; each row's memory slot from ``slot`` (default: the trace's).  The accesses of the
     dropped rows go, and ``meta["origin_pc"]`` maps each new PC to the PC it came from in the trace the
     passes began with."""
     pc = np.asarray(trace.pc, dtype=np.int64)
     if slot is None:
         slot = np.asarray(trace.mem_slot, dtype=np.int64)
     new_pc = np.cumsum(~drop) - 1
+    kept_before = np.concatenate(([0], np.cumsum(~drop)))
+    static = [dataclasses.replace(ins, pc=k, branch_target=int(kept_before[ins.branch_target])
+                                  if ins.branch_target >= 0 else ins.branch_target)
+              for k, ins in enumerate(kept)]
     prior = np.asarray(trace.meta.get("origin_pc") or range(len(trace.instructions)), dtype=np.int64)
     origin = prior[np.flatnonzero(~drop)]
     keep = ~drop[pc]

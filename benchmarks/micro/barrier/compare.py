@@ -18,6 +18,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE.parent))
+import onecall  # noqa: E402  (the records' clock and ncu sections side by side)
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "barrier.json"
 PREFIX, SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 
@@ -45,12 +47,11 @@ def main(argv=None) -> int:
     print(f"{'kernel':9s} {'warps':>5s} {'H100 gpc':>9s} {'model':>9s} {'err':>7s} {'H100 cyc/trip':>13s}  "
           f"{'H100 state':24s} model state")
     errs = []
-    for case, row in zip(rec["clock"], rec["ncu"]["rows"]):
-        assert all(row[k] == case[k] for k in ("kernel", "warps")), (case, row)    # the same case, both sections
+    for case, ncu in onecall.clock_with_ncu(rec):
         t = simulate(case, a.gpu)
-        hw = row["ncu"]["gpc__cycles_elapsed.max"]
+        hw = ncu["gpc__cycles_elapsed.max"]
         errs.append(abs(t.cycles / hw - 1))
-        hw_states = {k[len(PREFIX):-len(SUFFIX)]: v for k, v in row["ncu"].items() if k.startswith(PREFIX)}
+        hw_states = {k[len(PREFIX):-len(SUFFIX)]: v for k, v in ncu.items() if k.startswith(PREFIX)}
         sim_states = dict(t.top_stalls(20))
         print(f"{case['kernel']:9s} {case['warps']:5d} {hw:9.0f} {t.cycles:9.0f} {100 * (t.cycles / hw - 1):+6.1f}% "
               f"{case['cycles_per_request']:13.2f}  {top_state(hw_states):24s} {top_state(sim_states)}", flush=True)

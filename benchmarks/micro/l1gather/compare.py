@@ -18,6 +18,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE.parent))
+import onecall  # noqa: E402  (the records' clock and ncu sections side by side)
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "l1gather.json"
 
 
@@ -40,12 +42,12 @@ def main(argv=None) -> int:
     print(f"{'kernel':10s} {'stride':>6s} {'warps':>5s} {'lines':>5s} {'H100 gpc':>9s} {'model':>9s} {'err':>7s} "
           f"{'H100 cyc/req':>12s}")
     errs = []
-    for case, row in zip(rec["clock"], rec["ncu"]["rows"]):
+    for case, ncu in onecall.clock_with_ncu(rec):
         if a.kernel and case["kernel"] not in a.kernel:
             continue
         lines = 4 if case["kernel"] == "l1_gather4" else min(32, max(1, case["stride"] * 4 * 32 // 128))
         sim = simulate(case, a.gpu)
-        hw = row["ncu"]["gpc__cycles_elapsed.max"]
+        hw = ncu["gpc__cycles_elapsed.max"]
         errs.append(abs(sim / hw - 1))
         print(f"{case['kernel']:10s} {case['stride']:6d} {case['warps']:5d} {lines:5d} {hw:9.0f} {sim:9.0f} "
               f"{100 * (sim / hw - 1):+6.1f}% {case['cycles_per_request']:12.2f}", flush=True)

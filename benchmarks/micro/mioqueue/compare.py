@@ -20,6 +20,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE.parent))
+import onecall  # noqa: E402  (the records' clock and ncu sections side by side)
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "mioqueue.json"
 PREFIX, SUFFIX = "smsp__average_warps_issue_stalled_", "_per_issue_active.ratio"
 STATES = ("mio_throttle", "short_scoreboard", "lg_throttle", "long_scoreboard")
@@ -45,13 +47,12 @@ def main(argv=None) -> int:
     print(f"{'kernel':6s} {'stride':>6s} {'warps':>5s} {'H100 gpc':>9s} {'model':>9s} {'err':>7s} {'issue 16':>8s}  "
           f"H100 {short:23s} model {short}")
     errs = []
-    for case, row in zip(rec["clock"], rec["ncu"]["rows"]):
-        assert all(row[k] == case[k] for k in ("kernel", "warps")), (case, row)    # the same case, both sections
+    for case, ncu in onecall.clock_with_ncu(rec):
         t = simulate(case, a.gpu)
-        hw = row["ncu"]["gpc__cycles_elapsed.max"]
+        hw = ncu["gpc__cycles_elapsed.max"]
         errs.append(abs(t.cycles / hw - 1))
         sim = dict(t.top_stalls(20))
-        hw_s = " ".join(f"{row['ncu'].get(PREFIX + s + SUFFIX) or 0:5.1f}" for s in STATES)
+        hw_s = " ".join(f"{ncu.get(PREFIX + s + SUFFIX) or 0:5.1f}" for s in STATES)
         sim_s = " ".join(f"{sim.get(s, 0.0):5.1f}" for s in STATES)
         issue16 = statistics.median(w[15] for w in case["issue_cycles"])
         print(f"{case['kernel']:6s} {case['stride']:6d} {case['warps']:5d} {hw:9.0f} {t.cycles:9.0f} "

@@ -18,6 +18,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE.parent))
+import onecall  # noqa: E402  (the records' clock and ncu sections side by side)
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "stscatter.json"
 
 
@@ -39,12 +41,12 @@ def main(argv=None) -> int:
     print(f"{'kernel':11s} {'stride':>6s} {'warps':>5s} {'blocks':>6s} {'H100 gpc':>9s} {'model':>9s} {'err':>7s} "
           f"{'H100 cyc/req':>12s} {'cpu s':>6s}")
     errs = []
-    for case, row in zip(rec["clock"], rec["ncu"]["rows"]):
+    for case, ncu in onecall.clock_with_ncu(rec):
         if case["blocks"] > 1 and not a.chip:
             continue
         t0 = time.process_time()
         sim = simulate(case, a.gpu)
-        hw = row["ncu"]["gpc__cycles_elapsed.max"]
+        hw = ncu["gpc__cycles_elapsed.max"]
         errs.append(abs(sim / hw - 1))
         print(f"{case['kernel']:11s} {case['stride']:6d} {case['warps']:5d} {case['blocks']:6d} {hw:9.0f} {sim:9.0f} "
               f"{100 * (sim / hw - 1):+6.1f}% {case['cycles_per_request']:12.2f} {time.process_time() - t0:6.1f}",
