@@ -185,6 +185,10 @@ class L2Spec:
                                      "part); while the slice is busy the SM keeps the line's L1 line, so "
                                      "a busy slice pushes back on the SMs' stores; 0: a write costs what a "
                                      "read of its sectors does, and leaves the SM at once", 0.0)
+    dirty_limit_bytes: int = param("bytes of dirty data the L2 keeps (over all slices, an equal share each); a "
+                                   "write beyond it writes back the least recently used other dirty line of "
+                                   "its set, so long store streams reach DRAM during the kernel; 0: no "
+                                   "limit (dirty data is written back only when evicted)", 0)
     atomic_request_cycles: float = param(
         "L2 cycles a slice spends on one atomic request without a result (RED: one lane per word of a sector)",
         1.0)
@@ -205,6 +209,8 @@ class L2Spec:
                   "atomic_same_address_float_cycles")
         if self.write_beat_cycles < 0:
             raise ConfigError(f"{path}.write_beat_cycles: must be >= 0 (0: off), got {self.write_beat_cycles}")
+        if self.dirty_limit_bytes < 0:
+            raise ConfigError(f"{path}.dirty_limit_bytes: must be >= 0 (0: no limit), got {self.dirty_limit_bytes}")
         _power_of_two(self, path, "line_bytes", "sector_bytes")
         if self.line_bytes != 128 or self.sector_bytes != 32:
             raise ConfigError(f"{path}.line_bytes/sector_bytes: expected 128/32, got "

@@ -11,6 +11,9 @@ cdef long long NO_FILL, _SET_HASH, _LOW16
 cdef class SectoredCache:
     cdef public long long n_sets, ways, spl, clock, mshrs, _hash_mod, last_line, last_way
     cdef public long long hits, misses, mshr_merges, mshr_stall_cycles, evicted_dirty
+    cdef public long long dirty_count, dirty_limit_sectors, early_written_back, dirty_head
+    cdef public long long[::1] dirtied
+    cdef public object dirty_order
     cdef public dict where
     cdef public long long[::1] tag, valid, dirty, used, ready
     cdef public CycleHeap outstanding
@@ -40,3 +43,7 @@ cdef class SectoredCache:
 
     @cython.locals(spl="long long", line="long long", sub="long long", w="long long", present=bint)
     cpdef bint write(self, long long sector, bint allocate, list evicted=*)
+
+    @cython.locals(n="Py_ssize_t", line="long long", stamp="long long", w="long long", d="long long",
+                   base="long long", k="long long")
+    cdef void _clean_one(self, long long keep, list out)

@@ -20,7 +20,16 @@ class SectoredCache:
     flight is an MSHR *merge*: the second request waits for the same fill instead of sending another; at most
     ``mshrs`` fills are outstanding and a further miss waits for the earliest one to return (``mshrs`` 0: the
     cache does not count them, its owner limits misses in flight).  ``write``
-    marks sectors dirty (write-back: they go down a level only when their line is evicted).
+    marks sectors dirty (write-back: they go down a level when their line is evicted, or earlier under a
+    dirty limit).
+
+    Dirty limit (``dirty_limit_sectors`` > 0; the H100's L2, measured in ``benchmarks/micro/l2wb``): the
+    cache keeps at most that many dirty sectors.  A write that dirties one more writes back the line that
+    became dirty longest ago (its sectors stay valid, now clean), so a store stream larger than the limit
+    goes to DRAM during the kernel, in the order it was written (DRAM rows stay open for it), instead of
+    staying in the cache until an eviction.  Simplifies: the hardware's choice of line is not public;
+    oldest-dirtied-first matches the H100's write-back bytes and DRAM write rate on streams
+    (``benchmarks/micro/l2wb/compare.py``).
 
     The set index is a multiplicative hash of the line number (GPUs hash set indices; a plain modulo
     makes strides that share a factor with the set count thrash a few sets).
@@ -40,10 +49,11 @@ class SectoredCache:
 
     __slots__ = ("n_sets", "ways", "spl", "where", "last_line", "last_way", "tag", "valid", "dirty", "used",
                  "ready", "clock", "outstanding", "mshrs", "_hash_mod", "hits", "misses", "mshr_merges",
-                 "mshr_stall_cycles", "evicted_dirty")
+                 "mshr_stall_cycles", "evicted_dirty", "dirty_count", "dirty_limit_sectors", "early_written_back",
+                 "dirtied", "dirty_order", "dirty_head")
 
     def __init__(self, size_bytes: int, associativity: int, mshrs: int, line_bytes: int = 128,
-                 sector_bytes: int = 32) -> None:
+                 sector_bytes: int = 32, dirty_limit_sectors: int = 0) -> None:
         self.n_sets = max(1, size_bytes // (line_bytes * associativity))
         self.ways = associativity
         self.spl = line_bytes // sector_bytes
@@ -54,6 +64,8 @@ class SectoredCache:
         self.mshrs = mshrs
         self._hash_mod = _SET_HASH % self.n_sets
         self.hits = self.misses = self.mshr_merges = self.mshr_stall_cycles = self.evicted_dirty = 0
+        self.dirty_limit_sectors = dirty_limit_sectors
+        self.early_written_back = 0                  # sectors written back under the dirty limit
 
     def set_of(self, line: int) -> int:
         """The set of ``line``: ``(line * 2654435761 >> 16) % n_sets``, a multiplicative hash, computed in
@@ -126,9 +138,11 @@ class SectoredCache:
                 for k in range(spl):
                     if v_valid >> k & 1:
                         self.ready[w * spl + k] = NO_FILL
-                    if v_dirty >> k & 1 and evicted is not None:
-                        evicted.append(base + k)
-                        self.evicted_dirty += 1
+                    if v_dirty >> k & 1:
+                        self.dirty_count -= 1
+                        if evicted is not None:
+                            evicted.append(base + k)
+                            self.evicted_dirty += 1
             self.tag[w] = line
             self.valid[w] = 0
             self.dirty[w] = 0
@@ -178,9 +192,48 @@ class SectoredCache:
         if present or allocate:
             w = self._way(line, evicted)
             self.valid[w] |= 1 << sub
-            if allocate:
-                self.dirty[w] |= 1 << sub
+            if allocate and not self.dirty[w] >> sub & 1:
+                if self.dirty_limit_sectors:
+                    if not self.dirty[w]:                   # the line becomes dirty: note when
+                        self.dirtied[w] = self.clock
+                        self.dirty_order.append(line)
+                        self.dirty_order.append(self.clock)
+                    self.dirty[w] |= 1 << sub
+                    self.dirty_count += 1
+                    if self.dirty_count > self.dirty_limit_sectors:
+                        self._clean_one(w, evicted)
+                else:
+                    self.dirty[w] |= 1 << sub
+                    self.dirty_count += 1
         return present
+
+    def _clean_one(self, keep: int, out: list[int] | None) -> None:
+        """The dirty limit: write back the line dirtied longest ago, other than ``keep`` (its dirty sectors
+        go to ``out``; the line stays valid, clean).  ``dirty_order`` lists (line, dirtied) pairs in the
+        order lines became dirty; a pair whose line has since been evicted, cleaned or dirtied again is
+        stale and skipped."""
+        order = self.dirty_order
+        n = len(order)
+        while self.dirty_head < n:
+            line = order[self.dirty_head]
+            stamp = order[self.dirty_head + 1]
+            self.dirty_head += 2
+            w = self._where(line)
+            if w < 0 or w == keep or self.dirtied[w] != stamp or not self.dirty[w]:
+                continue
+            d = self.dirty[w]
+            base = line * self.spl
+            for k in range(self.spl):
+                if d >> k & 1:
+                    self.dirty_count -= 1
+                    self.early_written_back += 1
+                    if out is not None:
+                        out.append(base + k)
+            self.dirty[w] = 0
+            break
+        if self.dirty_head > 4096 and self.dirty_head * 2 > n:
+            del order[:self.dirty_head]
+            self.dirty_head = 0
 
     def dirty_sectors(self) -> list[int]:
         """Every dirty sector, set by set, least recently used line first."""
@@ -201,4 +254,8 @@ class SectoredCache:
         self.dirty = array("q", [0]) * n
         self.used = array("q", [0]) * n
         self.ready = array("q", [NO_FILL]) * (n * self.spl)
+        self.dirtied = array("q", [0]) * n           # the clock when each way's line last became dirty
+        self.dirty_order = array("q")                # (line, dirtied) pairs, oldest first, from dirty_head
+        self.dirty_head = 0
+        self.dirty_count = 0
         self.outstanding.clear()

@@ -37,7 +37,7 @@ cdef class MemorySystem:
     cdef public long long inflight_waits, lrc_merged, lrc_limit, atom_free_limit, fabric_sectors, tex_sectors
     cdef public long long l2_reads, l2_writes, l2_atoms, atomic_serialised
     cdef public long long warm_fetched, warm_written_back
-    cdef public double inflight_wait_cycles
+    cdef public double inflight_wait_cycles, store_wb_wait
     cdef public dict lrc, atom_free
     cdef public set _params_installed
 
@@ -91,8 +91,8 @@ cdef class MemorySystem:
     @cython.locals(l2=SectoredCache, r="long long")
     cdef double _l2_data(self, double tag, long long sector, long long sl)
 
-    @cython.locals(s="long long")
-    cdef void _write_back(self, double t, list evicted)
+    @cython.locals(arrival_ck="long long", last_ck="long long", ck="long long", s="long long")
+    cdef double _write_back(self, double t, list evicted)
 
     @cython.locals(t="long long", passes="long long", l1=SectoredCache, bypass=bint, slot=double, left=double,
                    line="long long", mask="long long", sector="long long", ln="long long", ready="long long",
@@ -100,7 +100,8 @@ cdef class MemorySystem:
     cdef tuple _global_store(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(n="long long", m=double, arrive=double, base="long long", sl="long long", l2=SectoredCache,
-                   start=double, cost=double, evicted=list, k="long long", beats="long long", held_until=double)
+                   start=double, cost=double, evicted=list, k="long long", beats="long long", held_until=double,
+                   accepted=double)
     cdef tuple _write_line(self, double t, long long sm, long long line, long long mask, long long masked)
 
     @cython.locals(t="long long", passes="long long", flags="long long", op_cycles=double, req_cycles=double,

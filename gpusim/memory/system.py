@@ -171,6 +171,7 @@ class MemorySystem:
         self.atom_free: dict[int, int] = {}
         self.atom_free_limit = 1 << 16
         self.warm_fetched = self.warm_written_back = 0
+        self.store_wb_wait = 0.0             # the store being served: when DRAM took its lines' write-backs
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
         self._params_installed: set[int] = set()
@@ -187,7 +188,8 @@ class MemorySystem:
         if c is None:
             s = self.spec.l2
             c = self.l2[sl] = SectoredCache(s.size_bytes // s.slices, s.associativity, s.mshrs_per_slice,
-                                            s.line_bytes, s.sector_bytes)
+                                            s.line_bytes, s.sector_bytes,
+                                            s.dirty_limit_bytes // s.slices // s.sector_bytes)
         return c
 
     def _const(self, sm: int) -> ConstantCache:
@@ -508,9 +510,18 @@ class MemorySystem:
             r = self._dram_fill(int(tag), sector, l2)
         return max(tag, r)
 
-    def _write_back(self, t, evicted) -> None:
+    def _write_back(self, t, evicted) -> float:
+        """Send dirty sectors to DRAM at cycle ``t``; the cycle the last is accepted (DRAM's write buffer may
+        be full: :class:`~gpusim.memory.dram.controller.DramChannel`)."""
+        arrival_ck = int(t * self._ck_per_core)
+        last_ck = arrival_ck
         for s in evicted:
-            self.dram.access(int(t * self._ck_per_core), s * 32, True)
+            ck = self.dram.access(arrival_ck, s * 32, True)
+            if ck > last_ck:
+                last_ck = ck
+        if last_ck == arrival_ck:
+            return t
+        return last_ck * self._core_per_ck
 
     def _global_store(self, now, sm, request):
         t, passes = self._tag_stage(now, sm, request)
@@ -535,8 +546,10 @@ class MemorySystem:
             mask |= 1 << (sector & 3)
         if mask:
             left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1)
-        # accepted when its last line has left the SM
-        ready = max(t + 1, _ceil(left) + 1)
+        # accepted when its last line has left the SM, or, when a line's write-back had to wait for DRAM's
+        # write buffer, when that was taken (the warp's stores are done only then: drain)
+        ready = max(t + 1, _ceil(left) + 1, _ceil(self.store_wb_wait))
+        self.store_wb_wait = 0.0
         if slot > t:
             return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes
@@ -572,7 +585,6 @@ class MemorySystem:
         if self.slice_write_beat_cycles > 0 and start + cost > held_until:
             # the slice pushes back: the SM keeps the line until the slice has taken its beats
             held_until = start + cost
-        self._hold_line(sm, held_until)
         self.l2_writes += n
         self.tex_sectors += n
         evicted: list[int] = []
@@ -581,7 +593,13 @@ class MemorySystem:
                 l2.write(base + k, allocate=True, evicted=evicted)
                 self.lrc.pop(base + k, None)       # a later read must see the new data
         if evicted:
-            self._write_back(start, evicted)
+            # the lines it evicts or cleans (the dirty limit) must be taken by DRAM's write buffer first
+            accepted = self._write_back(start, evicted)
+            if accepted > held_until:
+                held_until = accepted
+            if accepted > start and accepted > self.store_wb_wait:
+                self.store_wb_wait = accepted
+        self._hold_line(sm, held_until)
         return m, t
 
     def _global_atomic(self, now, sm, request):
@@ -641,7 +659,10 @@ class MemorySystem:
                 if is_far:
                     self.fabric_sectors += 1
                 data = self._l2_data(tag, sector, sl)
-                self._l2(sl).write(sector, allocate=True)
+                evicted = []
+                self._l2(sl).write(sector, True, evicted)
+                if evicted:
+                    self._write_back(tag, evicted)
                 self.lrc.pop(sector, None)
             self.l2_atoms += count
             if self.atomics_serialise:                # lanes on one address serialise
@@ -743,6 +764,8 @@ class MemorySystem:
         out["lts__t_sectors_lookup_miss.sum"] = float(l2_misses)
         out["lts__t_sector_hit_rate.pct"] = 100.0 * l2_hits / (l2_hits + l2_misses) if l2_hits + l2_misses else 0.0
         out["gpusim__l2_mshr_merges.sum"] = float(sum(c.mshr_merges for c in l2s))
+        # dirty sectors written back before eviction, under l2.dirty_limit_bytes (in DRAM's write counters too)
+        out["gpusim__l2_early_written_back_sectors.sum"] = float(sum(c.early_written_back for c in l2s))
         # sectors looked up for the SMs, and again in the other partition (misses, writes, atomics homed there)
         out["lts__t_sectors_srcunit_tex.sum"] = float(self.tex_sectors)
         out["lts__t_sectors_srcunit_ltcfabric.sum"] = float(self.fabric_sectors)

@@ -233,6 +233,19 @@ def test_write_queue_holds_writes_until_full_then_drains_them_as_one_batch():
     assert len(wr) == 4 and min(wr) >= 40 and ch.writes == 4 and not ch.wq_bank
 
 
+def test_a_write_waits_for_its_entry_while_the_previous_batch_drains():
+    ch = DramChannel(T, 4, 4, "open", refresh_offset=-200, write_queue_entries=4)
+    for i in range(4):
+        ch.access(0, i, 5, True)                             # a batch drains from CK 0
+    ends = list(ch.wq_free)
+    assert ends == sorted(ends) and ends[0] > 0
+    # a writer faster than the channel: the next writes take the entries as the batch's bursts end
+    assert [ch.access(1, i, 6, True) for i in range(4)] == ends
+    # a writer slower than the channel finds its entry free
+    late = max(ch.wq_free) + 100
+    assert ch.access(late, 0, 7, True) == late
+
+
 def test_a_drained_batch_turns_the_bus_round_once_not_per_write():
     # read, write, read, write ... to one open row: unbuffered, every write waits nRTW after a read and every
     # read nWTR_S after a write; buffered, the writes go in one run of column commands

@@ -386,3 +386,39 @@ def test_a_warming_that_evicts_dirty_lines_writes_them_back_unless_told_not_to()
         assert ms.warm_written_back > 0
         written = ms.counters()["dram__sectors_write.sum"]
         assert (written > 0) == write_back
+
+
+def test_a_write_past_the_dirty_limit_writes_back_the_line_dirtied_longest_ago():
+    from gpusim.memory.cache import SectoredCache
+    cache = SectoredCache(4 * 128, 4, 0, dirty_limit_sectors=8)     # one set of 4 lines, at most 2 lines dirty
+    out: list[int] = []
+    for line in range(3):
+        for k in range(4):
+            cache.write(line * 4 + k, True, out)
+    assert out == [0, 1, 2, 3]                          # line 0 (dirtied first) went back when line 2 began
+    assert cache.dirty_count == 8 and cache.early_written_back == 4 and cache.evicted_dirty == 0
+    assert cache.probe(0, 0) == 0                       # written back, still there, clean
+    cache.write(1, True, out)                           # dirtying line 0 again sends line 1 back, not line 0
+    assert out[4:] == [4, 5, 6, 7] and cache.dirty_count == 5
+
+
+def _stream_stores(gpu, n_bytes):
+    ms = MemorySystem(StandInGpu(gpu.memory, sm_count=4, clock_mhz=gpu.clock_mhz))
+    trace = make_trace([("global", LANES * 4 + base, {"is_store": True, "is_load": False})
+                        for base in range(0, n_bytes, 128)])
+    now = 0
+    for i, req in enumerate(prepare(ms, trace)):
+        now = max(now, ms.access(now, i % 4, req)[1] + now)
+    return ms.counters()
+
+
+@pytest.mark.parametrize("limit", [0, 327680])
+def test_a_store_stream_past_the_dirty_limit_reaches_dram_during_the_kernel(limit):
+    # an L2 of 640 KiB (80 slices x 4 sets x 16 ways); 2 MiB of whole-line stores
+    gpu = load_gpu("h100", {"memory.l2.size_bytes": 655360, "memory.l2.dirty_limit_bytes": limit})
+    stored = 2 << 20
+    c = _stream_stores(gpu, stored)
+    written = c["dram__bytes_write.sum"]
+    kept = limit or 655360                              # what may stay dirty at the end
+    assert stored - kept - 8192 <= written <= stored - kept * 0.9
+    assert (c["gpusim__l2_early_written_back_sectors.sum"] > 0) == bool(limit)

@@ -29,7 +29,7 @@ cdef class DramChannel:
     cdef public dict bus
     cdef public long long reads, writes, row_hits, row_misses, row_conflicts, busy_ck
     cdef public long long write_queue_entries
-    cdef public list wq_bank, wq_row
+    cdef public list wq_bank, wq_row, wq_accepted, wq_free
 
     @cython.locals(phase="long long")
     cdef long long _outside_refresh(self, long long t, long long bank)
@@ -49,9 +49,11 @@ cdef class DramChannel:
                    spaced="long long", data_start="long long", data_end="long long")
     cdef long long _serve(self, long long arrival, long long bank, long long row, bint is_write, bint count)
 
-    @cython.locals(order=list, row="long long", bank="long long")
+    @cython.locals(order=list, row="long long", bank="long long", ends=list, busy_until="long long",
+                   accepted="long long")
     cdef void _drain(self, long long t)
 
+    @cython.locals(j="Py_ssize_t", accepted="long long")
     cpdef long long access(self, long long arrival, long long bank, long long row, bint is_write)
 
 

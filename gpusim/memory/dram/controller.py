@@ -115,13 +115,16 @@ class DramChannel:
     little later (true FR-FCFS would serve that hit first).  Commands share no command bus (HBM's separate row/column
     buses make that the smaller effect); the pseudo-channels of a channel are independent.
 
-    Write queue (``write_queue_entries`` > 0): a write is accepted into the channel's write buffer and
-    nothing waits for it; when the buffer is full the channel drains it as one batch starting at the arrival
-    of the write that filled it (row by row, so writes to one open row follow each other), so the data bus
-    turns from reads to writes and back (``nRTW``, ``nWTR_S``) once per batch instead of once per write, as
-    a controller's write-drain mode does.  Without it (0) every write is scheduled when it arrives, among
-    the reads.  Writes still in the buffer when the launch ends are counted (``writes``) but never
-    scheduled.
+    Write queue (``write_queue_entries`` > 0): a write is accepted into the channel's write buffer; when the
+    buffer is full the channel drains it as one batch starting at the arrival of the write that filled it
+    (row by row, so writes to one open row follow each other), so the data bus turns from reads to writes
+    and back (``nRTW``, ``nWTR_S``) once per batch instead of once per write, as a controller's write-drain
+    mode does.  A batch's entries stay taken until their bursts are done: the ``j``-th write of the next
+    batch is accepted (``access`` returns) no earlier than the ``j``-th of the previous batch's bursts ends,
+    so a writer faster than the channel waits for it (the L2 holds a store whose write-back is not yet
+    accepted); a write accepted while that batch still drains is scheduled from its acceptance (the channel
+    stays in write mode), so back-to-back batches keep the bus busy.  Without the queue (0) every write is scheduled when it arrives, among the reads.  Writes
+    still in the buffer when the launch ends are counted (``writes``) but never scheduled.
     """
 
     __slots__ = ("t", "observer", "index", "policy_closed", "open_row", "bank_next_act", "bank_next_pre",
@@ -130,7 +133,8 @@ class DramChannel:
                  "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
                  "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group",
                  "nBL", "nCL", "nCWL", "nRTW", "nWTR_S", "nRCD", "nRCDW", "nRP", "nRAS", "nRC", "nRTP", "nWR",
-                 "nCCD_L", "nRRD_S", "nRRD_L", "nFAW", "nREFI", "nRFCpb", "write_queue_entries", "wq_bank", "wq_row")
+                 "nCCD_L", "nRRD_S", "nRRD_L", "nFAW", "nREFI", "nRFCpb", "write_queue_entries", "wq_bank", "wq_row", "wq_accepted",
+                 "wq_free")
 
     def __init__(self, timings: DramTimings, bank_groups: int, banks_per_group: int, row_policy: str = "open",
                  refresh_offset: int = 0, observer=None, index: int = 0, write_queue_entries: int = 0) -> None:
@@ -175,6 +179,8 @@ class DramChannel:
         self.write_queue_entries = write_queue_entries
         self.wq_bank: list[int] = []           # the write buffer: bank and row of each write not yet drained
         self.wq_row: list[int] = []
+        self.wq_accepted: list[int] = []       # CK each write in the buffer was accepted
+        self.wq_free: list[int] = []           # CK each entry frees: the last drained batch's burst ends, sorted
 
     def _outside_refresh(self, t: int, bank: int) -> int:
         # Per-bank refresh (HBM's REFpb): bank b of this channel refreshes for nRFCpb once every nREFI, the
@@ -233,20 +239,34 @@ class DramChannel:
         if is_write and self.write_queue_entries:
             self.writes += 1
             self.bank_writes[bank] += 1
+            j = len(self.wq_bank)
+            accepted = arrival
+            if j < len(self.wq_free) and self.wq_free[j] > arrival:
+                accepted = self.wq_free[j]     # its entry still holds a write of the batch draining
             self.wq_bank.append(bank)
             self.wq_row.append(row)
-            if len(self.wq_bank) >= self.write_queue_entries:
-                self._drain(arrival)
-            return arrival
+            self.wq_accepted.append(accepted)
+            if j + 1 >= self.write_queue_entries:
+                self._drain(accepted)
+            return accepted
         return self._serve(arrival, bank, row, is_write, True)
 
     def _drain(self, t: int) -> None:
         """Schedule every buffered write from CK ``t`` on, row by row."""
-        order = sorted(zip(self.wq_row, self.wq_bank))
+        order = sorted(zip(self.wq_row, self.wq_bank, self.wq_accepted))
+        # a write accepted while the previous batch was still draining continues that drain (the channel is
+        # still in write mode): it goes from its own acceptance on, not from the batch's fill
+        busy_until = -1
+        if self.wq_free:
+            busy_until = self.wq_free[len(self.wq_free) - 1]
         self.wq_bank = []
         self.wq_row = []
-        for row, bank in order:
-            self._serve(t, bank, row, True, False)
+        self.wq_accepted = []
+        ends = []
+        for row, bank, accepted in order:
+            ends.append(self._serve(accepted if accepted < busy_until else t, bank, row, True, False))
+        ends.sort()
+        self.wq_free = ends
 
     def _serve(self, arrival: int, bank: int, row: int, is_write: bool, count: bool) -> int:
         """Place one burst's commands; ``count``: count it as a read/write (a drained write was counted when
