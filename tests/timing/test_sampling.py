@@ -11,7 +11,7 @@ from gpusim.config import load_gpu
 from gpusim.functional.emulator import Emulator
 from gpusim.timing import simulate
 from gpusim.timing.sampling import (AUTO_MIN_WARP_INSTRUCTIONS, reduced_gpu, sample_spans, should_sample,
-                                    simulate_sampled, sub_blocks)
+                                    simulate_sampled, sorted_unique, sub_blocks)
 
 H100 = load_gpu("h100")
 
@@ -47,6 +47,15 @@ def test_the_reduced_machine_has_its_share_of_l2_and_dram_bandwidth_and_the_whol
     assert dram.peak_bytes_per_s == pytest.approx(f * H100.memory.dram.peak_bytes_per_s, rel=1e-9)
     assert l2.size_bytes == pytest.approx(H100.memory.l2.size_bytes, rel=0.01)
     assert cfg.block_dispatch_interval_cycles == pytest.approx(H100.block_dispatch_interval_cycles / f)
+
+
+@pytest.mark.parametrize("span", [1, 300, 1 << 40])
+def test_the_warmed_sectors_are_np_unique_of_the_addresses_whether_by_bitmap_or_by_sort(span):
+    rng = np.random.default_rng(span)
+    values = (1 << 38) + rng.integers(0, span, size=5000, dtype=np.int64)   # dense: bitmap; 1 << 40: the sort
+    got = sorted_unique(values)
+    assert got.dtype == values.dtype and np.array_equal(got, np.unique(values))
+    assert sorted_unique(np.zeros(0, dtype=np.int64)).size == 0
 
 
 def test_a_chunk_of_chosen_blocks_is_a_launch_of_its_own():
