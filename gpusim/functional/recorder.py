@@ -16,7 +16,9 @@ A batch records at one of three levels (what a consumer of the stream asks of it
 * :data:`MEMORY`: only the memory instructions (a chunk whose rows are the batch's memory accesses, which is
   what warming a cache needs), plus the counts below;
 * :data:`COUNTS`: only how often each block ran each PC, and its thread instructions (a block's
-  instruction-count *signature*, :class:`BlockCounts`).
+  instruction-count *signature*, :class:`BlockCounts`);
+* :data:`SECTORS`: only the 32-byte global sectors each block read and wrote (:class:`BlockSectors`: what
+  warming a cache needs, with no trace laid out), plus the counts.
 """
 from __future__ import annotations
 
@@ -27,9 +29,12 @@ from dataclasses import dataclass
 from gpusim.functional.trace import KernelTrace, StaticInstr, popcount32
 from isa.opcodes import TYPE_BITS
 from isa.program import Instruction
+from isa.units import MemSpace
 
-FULL, MEMORY, COUNTS = "full", "memory", "counts"
-LEVELS = (FULL, MEMORY, COUNTS)
+FULL, MEMORY, COUNTS, SECTORS = "full", "memory", "counts", "sectors"
+LEVELS = (FULL, MEMORY, COUNTS, SECTORS)
+SECTOR_BYTES = 32
+_GLOBAL = MemSpace.GLOBAL.code
 CACHE_OPS = ("ca", "cg", "cs", "lu", "cv", "nc", "wb", "wt")
 _MEMORY_OPS = ("ld", "st", "atom", "red", "ldu", "st.async", "red.async")
 
@@ -81,7 +86,7 @@ class _Batch:
     """The steps of one batch, as recorded."""
 
     __slots__ = ("first_warp", "n_warps", "level", "pc", "warps", "active", "executing", "mem_step", "addr",
-                 "space", "rows", "nbytes")
+                 "space", "rows", "nbytes", "sector_block", "sector", "sector_store")
 
     def __init__(self, first_warp: int, n_warps: int, level: str):
         self.first_warp, self.n_warps, self.level = first_warp, n_warps, level
@@ -94,6 +99,9 @@ class _Batch:
         self.space: list[int] = []              # its MemSpace code
         self.rows = 0                           # warp instructions recorded
         self.nbytes = 0                         # what the buffers hold, roughly (for the memory guard)
+        self.sector_block: list[np.ndarray] = []  # SECTORS: batch-local block of each global lane access
+        self.sector: list[np.ndarray] = []      # ... its sector (byte address // 32)
+        self.sector_store: list[bool] = []      # ... per step: a store (else a load)
 
 
 @dataclass
@@ -105,6 +113,46 @@ class BlockCounts:
     first_block: int
     warp_counts: np.ndarray      # int64 [blocks, pcs]
     thread_counts: np.ndarray    # int64 [blocks]
+
+    def piece(self, lo: int, hi: int) -> BlockCounts:
+        i, j = lo - self.first_block, hi - self.first_block
+        return BlockCounts(lo, self.warp_counts[i:j], self.thread_counts[i:j])
+
+    def join(self, after: BlockCounts) -> BlockCounts:
+        return BlockCounts(self.first_block, np.concatenate([self.warp_counts, after.warp_counts]),
+                           np.concatenate([self.thread_counts, after.thread_counts]))
+
+
+@dataclass
+class BlockSectors:
+    """The global sectors the blocks ``first_block .. first_block + n_blocks - 1`` accessed: ``read_block[i]``
+    read ``read_sector[i]``; likewise the writes (stores and reductions).  One entry per run of a warp's
+    lanes on one sector (repeats across runs kept)."""
+
+    first_block: int
+    n_blocks: int
+    read_block: np.ndarray       # int32
+    read_sector: np.ndarray      # int64
+    write_block: np.ndarray
+    write_sector: np.ndarray
+
+    def of_blocks(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        """(sectors read, sectors written) by blocks ``lo .. hi - 1``, repeats kept."""
+        r = (self.read_block >= lo) & (self.read_block < hi)
+        w = (self.write_block >= lo) & (self.write_block < hi)
+        return self.read_sector[r], self.write_sector[w]
+
+    def piece(self, lo: int, hi: int) -> BlockSectors:
+        r = (self.read_block >= lo) & (self.read_block < hi)
+        w = (self.write_block >= lo) & (self.write_block < hi)
+        return BlockSectors(lo, hi - lo, self.read_block[r], self.read_sector[r], self.write_block[w],
+                            self.write_sector[w])
+
+    def join(self, after: BlockSectors) -> BlockSectors:
+        """These blocks and the next ones' (``after``: from ``first_block + n_blocks``)."""
+        return BlockSectors(self.first_block, self.n_blocks + after.n_blocks,
+                            *(np.concatenate([getattr(self, f), getattr(after, f)])
+                              for f in ("read_block", "read_sector", "write_block", "write_sector")))
 
 
 @dataclass
@@ -118,6 +166,20 @@ class BatchRecord:
     level: str
     trace: KernelTrace | None = None
     counts: BlockCounts | None = None
+    sectors: BlockSectors | None = None
+
+    def piece(self, lo: int, hi: int) -> BatchRecord:
+        """Blocks ``lo .. hi - 1`` of a :data:`SECTORS` or :data:`COUNTS` record, as their own batch's."""
+        if self.trace is not None:
+            raise ValueError("a record with a trace is not cut into pieces")
+        return BatchRecord(lo, hi - lo, self.level, None, self.counts.piece(lo, hi),
+                           None if self.sectors is None else self.sectors.piece(lo, hi))
+
+    def join(self, after: BatchRecord) -> BatchRecord:
+        """This record and the next blocks' (same level, from ``first_block + n_blocks``)."""
+        return BatchRecord(self.first_block, self.n_blocks + after.n_blocks, self.level, None,
+                           self.counts.join(after.counts),
+                           None if self.sectors is None else self.sectors.join(after.sectors))
 
 
 def block_counts(trace: KernelTrace, first_block: int, n_blocks: int) -> BlockCounts:
@@ -138,6 +200,8 @@ class TraceRecorder:
         regs_per_thread, instructions, meta, local_bytes_per_thread), and ``warps_per_block``."""
         self.static = static
         self._cur: _Batch | None = None
+        self._is_store = [bool(getattr(i, "is_store", False)) for i in static.get("instructions", ())]
+        self._wpb = static.get("warps_per_block", 1)
 
     def begin_batch(self, first_warp: int, n_warps: int, level: str = FULL) -> None:
         """Warps ``first_warp .. first_warp + n_warps - 1`` of the launch run next (batch-local ids from 0)."""
@@ -170,7 +234,19 @@ class TraceRecorder:
             b.nbytes += 360 + 16 * n
         else:
             b.nbytes += 240 + 12 * n
-        if st.addr is not None and b.level != COUNTS:
+        if st.addr is not None and b.level == SECTORS:
+            if st.space == _GLOBAL and st.addr.size:
+                # the lanes of a warp are adjacent, so a run of one sector (a coalesced or broadcast access)
+                # is kept once: ~4 entries a warp instead of 32
+                block = np.repeat(st.selw // self._wpb, popcount32(st.exe))
+                sector = st.addr >> 5
+                keep = np.ones(sector.size, dtype=bool)
+                keep[1:] = (sector[1:] != sector[:-1]) | (block[1:] != block[:-1])
+                b.sector_block.append(block[keep])
+                b.sector.append(sector[keep])
+                b.sector_store.append(self._is_store[st.pc])
+                b.nbytes += 240 + 16 * int(keep.sum())
+        elif st.addr is not None and b.level != COUNTS:
             E = st.exec_matrix()
             rows = np.full(E.shape, -1, dtype=np.int64)
             rows[E] = st.addr
@@ -193,6 +269,8 @@ class TraceRecorder:
             rec.counts = self._counts(b, counts, first_block, n_blocks)
         if b.level == FULL:
             rec.trace = self._chunk(b, counts)
+        elif b.level == SECTORS:
+            rec.sectors = self._sectors(b, first_block, n_blocks)
         elif b.level == MEMORY:
             mem = np.array(b.mem_step, dtype=np.int64)
             b.pc = [b.pc[i] for i in b.mem_step]
@@ -202,6 +280,21 @@ class TraceRecorder:
             rec.trace = self._chunk(b, counts[mem])
             rec.trace.meta = dict(rec.trace.meta, memory_only=True)
         return rec
+
+    def _sectors(self, b: _Batch, first_block: int, n_blocks: int) -> BlockSectors:
+        """The batch's global lane accesses as (block, sector), loads apart from stores."""
+        parts = []
+        for store in (False, True):
+            pick = [i for i, s in enumerate(b.sector_store) if s == store]
+            if pick:
+                block = np.concatenate([b.sector_block[i] for i in pick])
+                sector = np.concatenate([b.sector[i] for i in pick]).astype(np.int64)
+            else:
+                block, sector = np.zeros(0, np.int64), np.zeros(0, np.int64)
+            keep = sector >= 0
+            parts += [(first_block + block[keep]).astype(np.int32), sector[keep]]
+        b.sector_block, b.sector = [], []
+        return BlockSectors(first_block, n_blocks, *parts)
 
     def _counts(self, b: _Batch, counts: np.ndarray, first_block: int, n_blocks: int) -> BlockCounts:
         """Per block: warp executions of each PC, thread instructions."""

@@ -29,10 +29,10 @@ from typing import Iterator
 import numpy as np
 
 from gpusim.functional.host import EmulationStats, LaunchOutput
-from gpusim.functional.recorder import COUNTS, FULL, LEVELS, MEMORY, BatchRecord, TraceRecorder
+from gpusim.functional.recorder import COUNTS, FULL, LEVELS, MEMORY, SECTORS, BatchRecord, TraceRecorder
 from gpusim.functional.trace import KernelTrace
 
-__all__ = ["LaunchStream", "FULL", "MEMORY", "COUNTS", "PROGRESS_INTERVAL_S"]
+__all__ = ["LaunchStream", "FULL", "MEMORY", "COUNTS", "SECTORS", "PROGRESS_INTERVAL_S"]
 
 PROGRESS_INTERVAL_S = 0.5
 # Warp instructions a recording batch aims at, at most.  A batch's trace and its copies while the timing
@@ -42,6 +42,8 @@ PROGRESS_INTERVAL_S = 0.5
 # full (benchmarks/scale.py --sample full, user+sys CPU, after the in-place compaction and feed growth):
 # 512: 1M rows 24.3-24.9 s, 740 MB peak; 400k 27.6-28.7 s, 545 MB; 1024: 1M 241 s, 1,389 MB.
 RECORD_BATCH_ROWS = 1_000_000
+# Sector entries (12 bytes each) a batch run ahead may hold (run_ahead).
+AHEAD_SECTOR_ENTRIES = 8_000_000
 
 
 # What lets a block see another's work within the launch: atomics on global memory, and the loads, stores
@@ -88,6 +90,8 @@ class LaunchStream:
         self.next_block = 0                # linear order: the next batch starts here
         self._rows_per_block = 0.0         # the most warp instructions per block a recording batch has seen
         self._last_recorded_blocks = 0     # blocks of the last recording batch (0: none yet)
+        self._sector_entries_per_block = 0.0   # the most a SECTORS batch recorded per block
+        self._ahead: BatchRecord | None = None  # blocks run ahead, not handed out yet (run_ahead)
         self.blocks_run = 0
         self.schedule = schedule
         self.checker = checker
@@ -124,24 +128,74 @@ class LaunchStream:
         else:
             b0 = self.next_block
             nb = min(self._recording_blocks() if level is not None else self.blocks_per_batch, self.n_blocks - b0)
-        w0 = self.stats.warp_instructions
+        if self._ahead is not None:
+            out, rows = self._from_ahead(b0, nb, level)
+        else:
+            w0 = self.stats.warp_instructions
+            out = self._emulate(b0, nb, level)
+            rows = self.stats.warp_instructions - w0
+        self.next_block = b0 + nb
+        self.blocks_run += nb
+        if level is not None:
+            self._rows_per_block = max(self._rows_per_block, rows / nb)
+            self._last_recorded_blocks = nb
+        if out.sectors is not None:
+            entries = out.sectors.read_sector.size + out.sectors.write_sector.size
+            self._sector_entries_per_block = max(self._sector_entries_per_block, entries / nb)
+        self.stats.wall_seconds += time.perf_counter() - t0
+        if self.progress is not None:
+            self.progress(self.blocks_run, self.n_blocks, self.stats.warp_instructions)
+            self._last_progress = time.perf_counter()
+        return out
+
+    def _emulate(self, b0: int, nb: int, level: str | None) -> BatchRecord:
+        """Blocks ``b0 .. b0 + nb - 1`` run as one batch, recorded at ``level``."""
         rec = self._recorder if level is not None else None
         if rec is not None:
             rec.begin_batch(b0 * self.warps_per_block, nb * self.warps_per_block, level)
         with np.errstate(all="ignore"):       # NaN, inf and integer wrap-around are GPU semantics here
             self._emu._run_batch(self._ck, self._dev, b0, nb, self.grid, self.block, self.shared_bytes,
                                  self.stats, rec, self.schedule, self.checker, self)
-        self.next_block = b0 + nb
-        self.blocks_run += nb
-        if level is not None:
-            self._rows_per_block = max(self._rows_per_block, (self.stats.warp_instructions - w0) / nb)
-            self._last_recorded_blocks = nb
-        out = rec.finish_batch() if rec is not None else BatchRecord(b0, nb, "none")
+        return rec.finish_batch() if rec is not None else BatchRecord(b0, nb, "none")
+
+    def run_ahead(self, level: str, n_blocks: int) -> int:
+        """Run up to ``n_blocks`` next blocks at once, recorded at ``level`` (:data:`SECTORS` only), and hand
+        them out to the next ``next_batch(level)`` calls in the pieces that batches of their own would have
+        had, with the same records (each piece's sectors and counts are its blocks'): each emulator step runs
+        over all their warps instead of one piece's.  A recording batch is cut to :data:`RECORD_BATCH_ROWS`
+        warp instructions for the trace it lays out; the sectors a block touched are far fewer, so up to
+        :data:`AHEAD_SECTOR_ENTRIES` of them are held.  Done only where a batch's size cannot change what
+        its blocks do (:func:`blocks_communicate`), after a first batch at ``level`` measured how many
+        sectors a block records, and at most the emulator's whole batch.  Returns the blocks run ahead (0:
+        none)."""
+        if (level != SECTORS or self._order is not None or self._communicate or self._ahead is not None
+                or not self._sector_entries_per_block):
+            return 0
+        b0 = self.next_block
+        cap = int(AHEAD_SECTOR_ENTRIES // max(1.0, self._sector_entries_per_block))
+        nb = min(int(n_blocks), self._emulator_blocks_per_batch, cap, self.n_blocks - b0)
+        if nb <= self._recording_blocks():
+            return 0
+        t0 = time.perf_counter()
+        self._ahead = self._emulate(b0, nb, level)
         self.stats.wall_seconds += time.perf_counter() - t0
-        if self.progress is not None:
-            self.progress(self.blocks_run, self.n_blocks, self.stats.warp_instructions)
-            self._last_progress = time.perf_counter()
-        return out
+        return nb
+
+    def _from_ahead(self, b0: int, nb: int, level: str | None) -> tuple[BatchRecord, int]:
+        """The piece ``b0 .. b0 + nb - 1`` of what :meth:`run_ahead` ran (the blocks beyond it run now), and its
+        warp instructions."""
+        ahead = self._ahead
+        if level not in (None, ahead.level):
+            raise ValueError(f"blocks {b0}.. were run ahead recording {ahead.level}, not {level}")
+        end = ahead.first_block + ahead.n_blocks
+        hi = min(b0 + nb, end)
+        if hi == end:
+            self._ahead = None
+        piece = ahead.piece(b0, hi)
+        if b0 + nb > end:
+            piece = piece.join(self._emulate(end, b0 + nb - end, ahead.level))
+        rows = int(piece.counts.warp_counts.sum())
+        return (piece if level is not None else BatchRecord(b0, nb, "none")), rows
 
     def _recording_blocks(self) -> int:
         """Blocks of the next recording batch (see the module docstring)."""

@@ -18,7 +18,7 @@ its whole capacity, and the global sectors the blocks not timed touch are put in
 so a timed block finds there what its neighbours on other SMs brought in.
 
 The emulator still runs every block (the outputs are exact); the blocks before the last strip record only
-their memory accesses (for the warming), those after it nothing.
+the global sectors each touched (for the warming; ``SECTORS``, no trace laid out), those after it nothing.
 
 Extrapolation (:func:`extrapolate`): counts that add over blocks (``.sum`` counters, stall totals) scale by
 the launch's warp instructions over those timed (the launch's own counts, from the emulator, replace the
@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gpusim.config import load_gpu
-from gpusim.functional.recorder import FULL, MEMORY
+from gpusim.functional.recorder import FULL, SECTORS, BlockSectors
 from gpusim.functional.trace import KernelTrace
 from gpusim.timing.feed import Warming
 from gpusim.timing.warp_states import STALL_REASONS
@@ -295,14 +295,26 @@ def _cut(chunk: KernelTrace, spans, offsets, grid_sub, dirty: bool = False):
     into the sampled launch) and, before each, a :class:`Warming` of the global sectors the blocks not timed
     touched (``dirty``: those they wrote put in dirty, and what they evict not written back: the time
     layout's)."""
-    wpb = chunk.warps_per_block
-    b0 = chunk.first_warp // wpb
-    b1 = b0 + chunk.n_warps // wpb
-    blocks = _row_blocks(chunk)
+    if isinstance(chunk, BlockSectors):        # a batch before the last strip, recorded for warming only
+        b0, b1 = chunk.first_block, chunk.first_block + chunk.n_blocks
+
+        def sectors(lo, hi):
+            read, written = chunk.of_blocks(lo, hi)
+            if not dirty:
+                read, written = np.concatenate([read, written]), written[:0]
+            return sorted_unique(read).tolist(), sorted_unique(written).tolist()
+    else:
+        wpb = chunk.warps_per_block
+        b0 = chunk.first_warp // wpb
+        b1 = b0 + chunk.n_warps // wpb
+        blocks = _row_blocks(chunk)
+
+        def sectors(lo, hi):
+            return _warm_sectors_split(chunk, (blocks >= lo) & (blocks < hi), stores_apart=dirty)
     pos = b0
 
     def warming(lo, hi):
-        read, written = _warm_sectors_split(chunk, (blocks >= lo) & (blocks < hi), stores_apart=dirty)
+        read, written = sectors(lo, hi)
         if not (read or written):
             return None
         return Warming(read, dirty=written, write_back=False) if dirty else Warming(read)
@@ -326,7 +338,8 @@ def _cut(chunk: KernelTrace, spans, offsets, grid_sub, dirty: bool = False):
 
 def _items(source, first_chunk, spans, grid_sub, dirty: bool = False):
     """Everything the sampled machine is fed, from a whole trace or a launch stream (run here batch by batch:
-    full where a batch holds timed blocks, memory-only before the last strip, then nothing)."""
+    full where a batch holds timed blocks, only the global sectors each block touched before the last strip,
+    then nothing)."""
     offsets = np.concatenate(([0], np.cumsum([h - l for l, h in spans])[:-1])).tolist()
     yield from _cut(first_chunk, spans, offsets, grid_sub, dirty)
     if isinstance(source, KernelTrace):
@@ -338,8 +351,13 @@ def _items(source, first_chunk, spans, grid_sub, dirty: bool = False):
         b0 = source.next_block
         b1 = min(b0 + source.blocks_per_batch, source.n_blocks)
         timed = any(lo < b1 and b0 < hi for lo, hi in spans)
-        rec = source.next_batch(FULL if timed else MEMORY)
-        yield from _cut(rec.trace, spans, offsets, grid_sub, dirty)
+        if not timed:
+            # the batches that start up to one batch before the next timed block record sectors only:
+            # run them at once (each batch handed out is still the same, see LaunchStream.run_ahead)
+            nxt = min(lo for lo, hi in spans if lo >= b1)
+            source.run_ahead(SECTORS, nxt - source.blocks_per_batch + 1 - b0)
+        rec = source.next_batch(FULL if timed else SECTORS)
+        yield from _cut(rec.trace if timed else rec.sectors, spans, offsets, grid_sub, dirty)
 
 
 # -- the estimate -----------------------------------------------------------------------------------------

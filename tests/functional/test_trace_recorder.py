@@ -6,7 +6,7 @@ import numpy as np
 from snippet import kernel
 
 import gpusim
-from gpusim.functional.recorder import MEMORY, TraceRecorder
+from gpusim.functional.recorder import MEMORY, SECTORS, TraceRecorder
 from gpusim.functional.trace import KernelTrace
 from gpusim.functional.state import Step
 from isa.units import MemSpace
@@ -163,6 +163,23 @@ def test_a_memory_level_batch_keeps_only_its_memory_rows_and_every_block_counts_
     assert list(out.trace.mem_slot) == [0, 1] and list(out.trace.addresses[:, 0]) == [8, 12]
     assert out.counts.warp_counts.tolist() == [[2, 0, 1], [2, 2, 1]]          # block 0: warps 0-1; block 1: 2-3
     assert out.counts.thread_counts.tolist() == [32 * 3, 32 * 2 + 2 + 2]
+
+
+def test_a_sectors_level_batch_keeps_each_blocks_global_sectors_loads_apart_from_stores():
+    from types import SimpleNamespace
+    ins = [SimpleNamespace(is_store=False), SimpleNamespace(is_store=True), SimpleNamespace(is_store=False)]
+    rec = TraceRecorder(kernel="k", grid=(2, 1, 1), block=(64, 1, 1), shared_bytes=0, regs_per_thread=None,
+                        instructions=ins, meta={}, warps_per_block=2)
+    rec.begin_batch(first_warp=0, n_warps=4, level=SECTORS)
+    rec.record(_step(0, [1, 2], [0x3, 0x1], addr=np.array([64, 70, 256]), space=MemSpace.GLOBAL.code))
+    rec.record(_step(1, [3], [0x1], addr=np.array([512]), space=MemSpace.GLOBAL.code))
+    rec.record(_step(2, [0], [0x1], addr=np.array([8]), space=MemSpace.SHARED.code))     # not global: not kept
+    out = rec.finish_batch()
+    s = out.sectors
+    assert s.read_block.tolist() == [0, 1] and s.read_sector.tolist() == [2, 8]   # warp 1's two lanes: one sector
+    assert s.write_block.tolist() == [1] and s.write_sector.tolist() == [16]
+    assert [x.tolist() for x in s.of_blocks(1, 2)] == [[8], [16]]
+    assert out.counts.warp_counts.tolist() == [[1, 0, 1], [1, 1, 0]] and out.trace is None
 
 
 # ---- the file ---------------------------------------------------------------------------------------------
