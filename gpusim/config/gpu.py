@@ -201,6 +201,10 @@ class GpuConfig:
     fold_constant_operands: bool = param(
         "issue no instruction for an ld.const at a fixed address whose readers are all arithmetic: ptxas makes "
         "it a constant-bank operand of them (gpusim.timing.const_fold)", False)
+    expand_integer_division: bool = param(
+        "issue each integer div/rem as the SASS sequence ptxas makes of it (17-23 instructions for 32 bits: "
+        "I2F, MUFU.RCP, F2I on the XU, then IMAD/ISETP corrections, one dependent chain; a subroutine call for "
+        "64 bits; gpusim.timing.divrem)", False)
     lsu_queue_entries: int = param(
         "memory instructions a sub-partition may have issued that wait for the SM's LSU/MIO pipe (a warp goes "
         "on issuing past them; the registers they read stay busy until the pipe takes them); 0: none, a memory "

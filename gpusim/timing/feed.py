@@ -20,7 +20,7 @@ are never held twice) and binds them again; a compaction moves the live rows dow
 slots a new state array and request list, and rebinds them too.
 
 Each chunk goes through the ptxas-like passes before it is timed (:func:`gpusim.timing.apply_passes`:
-merged vector accesses, unrolled loops, constant operands) with the groups and loops decided once, on the
+merged vector accesses, unrolled loops, constant operands, integer divisions) with the groups and loops decided once, on the
 first chunk (or the whole trace), as ptxas
 decides once for the code: every chunk then has the same static instructions.  A whole trace gets exactly
 the passes :func:`gpusim.timing.simulate` gives it; a streamed one gets the groups its first chunk shows
@@ -76,17 +76,19 @@ class BlockFeed:
     starts, and again once it has retired), which compaction reads and updates.  ``merge_groups``: the
     ptxas-like passes' decision (:func:`gpusim.timing.merge_groups`), applied to every chunk, and
     ``loops`` the loops they unroll (:func:`gpusim.timing.unrolled_loops`); ``constant_operands``: whether they
-    fold fixed-address constant loads into operands (:mod:`gpusim.timing.const_fold`).  ``rebind``:
+    fold fixed-address constant loads into operands (:mod:`gpusim.timing.const_fold`); ``divisions``: whether
+    they issue integer div/rem as their SASS sequences (:mod:`gpusim.timing.divrem`).  ``rebind``:
     called after the row or slot arrays or the request list were replaced or resized, and before a resize
     with empty stand-ins in their place (the timing model sets it).
     """
 
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
                  warps: list, merge_groups: list | None = None, loops: list | None = None,
-                 constant_operands: bool = False, launch=None) -> None:
+                 constant_operands: bool = False, divisions: bool = False, launch=None) -> None:
         self.merge_groups = merge_groups
         self.loops = loops
         self.constant_operands = constant_operands
+        self.divisions = divisions
         self.launch = launch          # the LaunchResources the memory model's begin() gets
         self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
         first = self.passes(first)
@@ -140,7 +142,7 @@ class BlockFeed:
         """``trace`` (a chunk, or the whole recorded trace) as the timing model runs it: after the
         ptxas-like passes this feed applies to every chunk."""
         from gpusim.timing import apply_passes
-        return apply_passes(trace, self.merge_groups, self.loops, self.constant_operands)
+        return apply_passes(trace, self.merge_groups, self.loops, self.constant_operands, self.divisions)
 
     def _append(self, chunk: KernelTrace, begin: bool) -> None:
         first_block = chunk.first_warp // chunk.warps_per_block if chunk.warps_per_block else 0

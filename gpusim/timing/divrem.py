@@ -1,0 +1,327 @@
+"""What ptxas makes of integer division and remainder, as the timing model sees it: the SASS sequence.
+
+The SMs have no integer divider.  ptxas (13.0, sm_90) turns each ``div``/``rem`` on ``.u32``/``.s32`` into a
+reciprocal in floating point and integer corrections: ``I2F.U32.RP`` of the divisor, ``MUFU.RCP``, ``F2I``
+(three instructions on the XU, the quarter-rate pipe ncu counts as ``pipe_xu``, which the model calls ``sfu``),
+then ``IMAD.HI``/``IMAD``/``ISETP``/``IADD3``/``LOP3`` steps, one dependent chain.  ``.u64``/``.s64`` become a
+call to a subroutine (``__cuda_sm20_div_u64`` and its kin: ``I2F.U64.RP``, ``MUFU.RCP``, ``F2I.U64``, then 50-70
+integer steps).  A divisor given as an immediate in the PTX changes little: ptxas folds the constant into the
+same sequence (it does not strength-reduce, not even a power of two; nvcc's front end is what turns a division
+by a constant into a multiply by its inverse, in the PTX, before ptxas sees it).  SASS instructions per PTX
+instruction (ptxas 13.0 ``-arch=sm_90``; ``tests/golden/h100/micro/divrem``, whose test parses the ``.sass``
+records and checks every figure below)::
+
+               by a register      by an immediate (3, 7, 8, 1000)
+    rem.u32    17                 13
+    div.u32    18                 14
+    rem.s32    21                 16
+    div.s32    23                 19
+    rem.u64    67 (call + 65)     60 (call + 58)
+    div.u64    71 (call + 69)     64 (call + 62)
+    rem.s64    80 (call + 78)     69 (call + 67)
+    div.s64    86 (call + 84)     73 (call + 71)
+
+Divisions by one divisor share its reciprocal: a later 32-bit ``div``/``rem`` by the same divisor register in
+the same basic block (the register not written in between) is only the tail that uses it (``div.u32`` 10,
+``rem.u32`` 9, ``div.s32`` 15-16, ``rem.s32`` 12-13 instructions, none on the XU), and one with the same dividend
+too, of the other kind (``a / b`` then ``a % b``), only the correction (3-8).  SHOC md5hash divides four digits
+by one base in each loop trip: ptxas computes one reciprocal per trip.
+
+Design: the pass **expands trace rows**.  Each ``div``/``rem`` PC becomes the PCs of its SASS sequence (dense,
+in place, branch targets renumbered), each an ordinary :class:`StaticInstr` on its own pipe with its own
+latency class, and every execution's row becomes that many rows.  So every counter that follows rows follows
+without a special case: warp instructions (``smsp__inst_executed``), per-pipe counts and issue slots, stall
+attribution per PC (each step stalls as itself: ``short_scoreboard`` behind an XU step, ``wait`` behind an ALU
+one, ``math_pipe_throttle`` on a busy INT pipe), and the hoisting scheduler still sees one straight-line
+segment.  A multi-instruction cost on one decoded instruction would need every one of those counters, and
+the SM's hot loop, to know about it.
+
+The registers: each step writes a temporary of its own (numbered after the kernel's registers, the same for
+every chunk of a streamed trace, since they follow from the static code only); the sequence's last step
+writes the PTX destination.  The dependence shape: the steps form one chain in SASS order (each reads the
+step before it; the first reads the PTX sources), except the steps the SASS computes off the chain (marked
+``~`` below: the divisor-is-zero test, the sign tests, ``|a|``, zeroing a register), which read the PTX
+sources and are read by the last step.  The last step keeps the PTX instruction's PC identity
+(``meta["origin_pc"]``, source line).
+
+Pipes: ``I2F``/``F2I``/``MUFU`` on the model's ``sfu`` pipe with its latency class (a variable latency on the
+short scoreboard, as the SASS control codes show for all three); ``IMAD*`` the ``int`` pipe at the IMAD rate;
+``HFMA2`` the ``fp32`` pipe; ``CALL``/``RET`` the branch pipe; the rest (``IADD3``, ``ISETP``, ``LOP3``, ``SEL``,
+uniform-datapath ``U*`` and moves) the ``int`` pipe at the ALU latency.
+
+Simplifications: sharing is found within a basic block only (ptxas also reuses a reciprocal from a dominating
+block: SHOC bfs's ``a % b`` in the block after ``a / b`` is 7 instructions there, the whole 21 here); a guarded
+division neither shares nor is shared; the 64-bit subroutines are timed as one chain (the SASS has some two-way parallelism in
+them), CALL/RET as branch-pipe instructions that do not redirect; ``div``/``rem`` on 16-bit types are left as
+one instruction (not recorded); the functional result is the emulator's, unchanged (only timing rows change).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from gpusim.functional.trace import KernelTrace, StaticInstr
+from isa.units import LatencyClass, Unit
+
+# The SASS ptxas 13.0 emits for one PTX instruction, in its order (sm_90; tests/golden/h100/micro/divrem).
+# "~": computed off the dependent chain.  Keys: (op, type, divisor is an immediate).
+_SEQ_REGISTER_32 = {
+    ("rem", "u32"): "I2F.U32.RP ~ISETP.NE.U32 MUFU.RCP IADD3 F2I.FTZ.U32.TRUNC ~IMAD.MOV.U32 IADD3 IMAD IMAD.HI.U32 "
+                    "IMAD.HI.U32 IMAD.MOV IMAD ISETP.GE.U32 IADD3 ISETP.GE.U32 VIADD LOP3.LUT",
+    ("div", "u32"): "I2F.U32.RP ~ISETP.NE.U32 MUFU.RCP IADD3 F2I.FTZ.U32.TRUNC ~HFMA2.MMA IMAD.MOV IMAD IMAD.HI.U32 "
+                    "IMAD.HI.U32 IADD3 IMAD ISETP.GE.U32 VIADD IADD3 ISETP.GE.U32 IADD3 LOP3.LUT",
+    ("rem", "s32"): "IABS I2F.RP ~ISETP.GE MUFU.RCP VIADD ~IABS F2I.FTZ.U32.TRUNC ~IMAD.MOV.U32 IMAD.MOV IMAD "
+                    "IMAD.HI.U32 IMAD.HI.U32 IADD3 IMAD ISETP.GT.U32 IMAD.IADD ~ISETP.NE ISETP.GT.U32 IADD3 IMAD.MOV "
+                    "LOP3.LUT",
+    ("div", "s32"): "IABS I2F.RP MUFU.RCP VIADD F2I.FTZ.U32.TRUNC ~IMAD.MOV.U32 IMAD.MOV IMAD ~IABS ~LOP3.LUT "
+                    "IMAD.HI.U32 ~ISETP.GE IMAD.HI.U32 IADD3 IMAD ISETP.GT.U32 IMAD.IADD IADD3 ~ISETP.NE ISETP.GE.U32 "
+                    "VIADD IADD3 LOP3.LUT",
+}
+_SEQ_IMMEDIATE_32 = {
+    ("rem", "u32"): "I2F.U32.RP ~HFMA2.MMA MUFU.RCP IADD3 F2I.FTZ.U32.TRUNC IMAD IMAD.HI.U32 IMAD.HI.U32 IMAD "
+                    "ISETP.GE.U32 IADD3 ISETP.GE.U32 IADD3",
+    ("div", "u32"): "I2F.U32.RP ~HFMA2.MMA MUFU.RCP IADD3 F2I.FTZ.U32.TRUNC IMAD IMAD.HI.U32 IMAD.HI.U32 IMAD "
+                    "ISETP.GE.U32 IADD3 IADD3 ISETP.GE.U32 IADD3",
+    ("rem", "s32"): "I2F.U32.RP MUFU.RCP IADD3 F2I.FTZ.U32.TRUNC ~IABS ~ISETP.GE ~HFMA2.MMA IMAD IMAD.HI.U32 "
+                    "IMAD.HI.U32 IMAD ISETP.GE.U32 VIADD ISETP.GE.U32 IADD3 IMAD.MOV",
+    ("div", "s32"): "I2F.U32.RP MUFU.RCP VIADD F2I.FTZ.U32.TRUNC ~IABS ~LOP3.LUT ~HFMA2.MMA ~ISETP.GE IMAD "
+                    "IMAD.HI.U32 IMAD.MOV.U32 IMAD.HI.U32 IMAD ISETP.GE.U32 IADD3 VIADD ISETP.GE.U32 IADD3 IADD3",
+}
+# 64-bit: the call site (the return address, the call) and the subroutine through its RET.
+_CALL = "MOV CALL.REL.NOINC "
+_SEQ_64 = {
+    ("rem", "u64", False):
+        "ULDC.64 LDC.64 I2F.U64.RP MUFU.RCP VIADD F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 IMAD IMAD.HI.U32 IADD3.X "
+        "IMAD.MOV.U32 IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.WIDE.U32 IADD3.X IMAD IADD3 IMAD "
+        "IMAD.HI.U32 IMAD.X IMAD.MOV.U32 IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.HI.U32 IADD3.X "
+        "IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.WIDE.U32 IMAD.X IMAD IADD3 IMAD ISETP.GE.U32 "
+        "IADD3.X IADD3 ISETP.GE.U32.EX IMAD.X SEL ISETP.NE.U32 SEL ISETP.GE.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL "
+        "HFMA2.MMA ISETP.NE.EX SEL SEL SEL RET.REL.NODEC",
+    ("div", "u64", False):
+        "ULDC.64 LDC.64 I2F.U64.RP MUFU.RCP IADD3 F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 IMAD IMAD.HI.U32 IMAD.X MOV "
+        "IMAD IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IMAD.X IADD3 IADD3.X IMAD.WIDE.U32 IMAD IADD3 IMAD IMAD.HI.U32 "
+        "IADD3.X HFMA2.MMA IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IMAD.X IMAD.HI.U32 IADD3.X IMAD.WIDE.U32 "
+        "IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IMAD.X IMAD.WIDE.U32 IADD3.X IMAD IADD3 IMAD ISETP.GE.U32 IADD3 IMAD.X "
+        "IADD3 ISETP.GE.U32.EX IMAD.X IADD3.X SEL SEL SEL SEL ISETP.GE.U32 IADD3 ISETP.GE.U32.EX ISETP.NE.U32 IADD3.X "
+        "SEL IMAD.MOV.U32 ISETP.NE.EX SEL SEL SEL RET.REL.NODEC",
+    ("rem", "s64", False):
+        "ULDC.64 UIADD3 UISETP.GE UIADD3.X USEL USEL I2F.U64.RP MUFU.RCP IADD3 F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 "
+        "IMAD IMAD.HI.U32 IMAD.X IMAD.MOV.U32 IMAD IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3.X IADD3 IADD3 IADD3.X "
+        "IMAD.WIDE.U32 ISETP.GE IMAD IADD3 IMAD IMAD.HI.U32 IMAD.X IMAD.WIDE.U32 IMAD IMAD.HI.U32 SEL IMAD.HI.U32 "
+        "IADD3 IMAD.X IADD3.X IMAD.HI.U32 SEL IADD3.X IMAD.MOV.U32 IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 "
+        "IMAD.X IMAD.WIDE.U32 IADD3.X IMAD IADD3 IMAD ISETP.GE.U32 IMAD.X IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL "
+        "ISETP.GE.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL IADD3 ISETP.NE.U32 SEL IMAD.X HFMA2.MMA ISETP.NE.EX SEL "
+        "SEL SEL RET.REL.NODEC",
+    ("div", "s64", False):
+        "ULDC.64 ISETP.GE UIADD3 UISETP.GE UIADD3.X USEL USEL I2F.U64.RP MUFU.RCP VIADD F2I.U64.TRUNC IMAD.WIDE.U32 "
+        "IMAD IADD3 IMAD IMAD.HI.U32 IADD3.X IMAD.MOV.U32 IMAD.WIDE.U32 IMAD IMAD.HI.U32 IADD3 IMAD.HI.U32 IADD3 "
+        "IMAD.X IMAD.WIDE.U32 IADD3.X IMAD IADD3 IMAD IMAD.HI.U32 IMAD.X IMAD.WIDE.U32 IMAD IMAD.HI.U32 SEL "
+        "IMAD.HI.U32 IADD3 IADD3.X IMAD.X IMAD.HI.U32 SEL IADD3.X IMAD.MOV.U32 LOP3.LUT IMAD.WIDE.U32 IMAD IMAD.HI.U32 "
+        "IMAD.HI.U32 IADD3 IMAD.X IMAD.WIDE.U32 IADD3.X IMAD IADD3 IADD3 IMAD ISETP.GE.U32 IMAD.X IADD3 "
+        "ISETP.GE.U32.EX IADD3.X SEL IMAD.X SEL SEL ISETP.GE.U32 SEL IADD3 ISETP.GE.U32.EX ISETP.GE IMAD.X SEL "
+        "IMAD.MOV.U32 SEL IADD3 ISETP.NE.U32 IADD3.X ISETP.NE.EX SEL SEL SEL SEL RET.REL.NODEC",
+    ("rem", "u64", True):
+        "UMOV UMOV I2F.U64.RP MUFU.RCP VIADD F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 IADD3.X IMAD.HI.U32 IMAD.MOV.U32 "
+        "IMAD IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3.X IADD3 IADD3.X IMAD.WIDE.U32 IADD3 IMAD IMAD.MOV.U32 "
+        "IMAD.HI.U32 IMAD.X IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.HI.U32 IADD3.X IMAD.WIDE.U32 "
+        "IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.WIDE.U32 IMAD.X IADD3 IMAD IADD3.X ISETP.GE.U32 IADD3 "
+        "ISETP.GE.U32.EX IADD3.X SEL SEL ISETP.GE.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL HFMA2.MMA SEL RET.REL.NODEC",
+    ("div", "u64", True):
+        "UMOV UMOV I2F.U64.RP MUFU.RCP VIADD F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 IADD3.X IMAD.HI.U32 IMAD.MOV.U32 "
+        "IMAD IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3.X IADD3 IADD3.X IMAD.WIDE.U32 IADD3 IMAD IMAD.MOV.U32 "
+        "IMAD.HI.U32 IMAD.X IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.HI.U32 IADD3.X IMAD.WIDE.U32 "
+        "IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.WIDE.U32 IMAD.X IADD3 IMAD IADD3.X ISETP.GE.U32 IADD3 IADD3 "
+        "ISETP.GE.U32.EX IMAD.X IADD3.X SEL SEL SEL ISETP.GE.U32 SEL IMAD.MOV.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL "
+        "RET.REL.NODEC",
+    ("rem", "s64", True):
+        "UMOV UMOV I2F.U64.RP MUFU.RCP VIADD F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 IMAD.HI.U32 IMAD.X MOV IMAD "
+        "IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3 IMAD.X IADD3 IADD3.X IMAD.WIDE.U32 ISETP.GE IADD3 IMAD IMAD.HI.U32 "
+        "IMAD.X SEL IMAD.WIDE.U32 IMAD.HI.U32 IMAD IMAD.HI.U32 IADD3 IMAD.X IADD3.X IMAD.HI.U32 SEL IADD3.X IMAD.MOV.U32 "
+        "IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.WIDE.U32 IMAD.X IADD3 IMAD IADD3.X ISETP.GE.U32 "
+        "IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL ISETP.GE.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL IADD3 SEL HFMA2.MMA "
+        "IMAD.X SEL RET.REL.NODEC",
+    ("div", "s64", True):
+        "UMOV UMOV I2F.U64.RP MUFU.RCP IADD3 F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 IMAD.HI.U32 IMAD.X IMAD.MOV.U32 "
+        "IMAD IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3.X IADD3 IADD3 IADD3.X IMAD.WIDE.U32 ISETP.GE IADD3 IMAD "
+        "IMAD.HI.U32 IMAD.X IMAD.WIDE.U32 IMAD IMAD.HI.U32 SEL IMAD.HI.U32 IADD3 IMAD.X IADD3.X IMAD.HI.U32 SEL "
+        "IADD3.X IMAD.MOV.U32 IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IMAD.X IMAD.WIDE.U32 IADD3.X IADD3 "
+        "IMAD IADD3 IMAD.X ISETP.GE.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL IMAD.X SEL SEL ISETP.GE.U32 SEL IADD3 "
+        "ISETP.GE.U32.EX IADD3.X SEL SEL IADD3 SEL HFMA2.MMA IMAD.X SEL RET.REL.NODEC",
+}
+# A later division by the same divisor register in the same basic block (the register not written in between):
+# ptxas computes the reciprocal once, and the later one is only its tail.  Keys: (op, type, the earlier op).
+_SEQ_SHARED_DIVISOR = {
+    ("div", "u32", "div"): "IMAD.HI.U32 IADD3 IMAD ISETP.GE.U32 VIADD VIADD ISETP.GE.U32 VIADD SEL SEL",
+    ("rem", "u32", "div"): "IMAD.HI.U32 IMAD.MOV IMAD ISETP.GE.U32 VIADD ISETP.GE.U32 IADD3 SEL SEL",
+    ("div", "s32", "div"): "~IABS ~LOP3.LUT ~ISETP.GE ~HFMA2.MMA ~IMAD.MOV.U32 IMAD.HI.U32 IMAD.MOV IMAD ISETP.GT.U32 "
+                           "IMAD.IADD VIADD ISETP.GE.U32 VIADD IMAD.MOV SEL SEL",
+    ("rem", "s32", "div"): "~IABS ~ISETP.GE ~IMAD.MOV.U32 IMAD.HI.U32 IMAD.MOV IMAD ISETP.GT.U32 IADD3 ISETP.GT.U32 "
+                           "IMAD.IADD IMAD.MOV SEL SEL",
+    ("div", "s32", "rem"): "~IABS ~LOP3.LUT ~ISETP.GE ~IMAD.MOV.U32 IMAD.HI.U32 IMAD.MOV IMAD ISETP.GT.U32 IMAD.IADD "
+                           "IADD3 ISETP.GE.U32 VIADD IADD3 SEL SEL",
+    ("rem", "s32", "rem"): "~IABS ~ISETP.GE IMAD.HI.U32 IMAD.MOV IMAD ISETP.GT.U32 IMAD.IADD ISETP.GT.U32 IMAD.IADD "
+                           "IMAD.MOV SEL SEL",
+}
+_SEQ_SHARED_DIVISOR.update({("div", "u32", "rem"): _SEQ_SHARED_DIVISOR[("div", "u32", "div")],
+                            ("rem", "u32", "rem"): _SEQ_SHARED_DIVISOR[("rem", "u32", "div")]})
+# The same dividend and divisor as an earlier division of the other kind (a / b, then a % b): the quotient and
+# remainder are both there already; what is left is the correction.  Keys: (op, type).
+_SEQ_SAME_OPERANDS = {
+    ("rem", "u32"): "VIADD SEL SEL",
+    ("div", "u32"): "VIADD VIADD SEL SEL",
+    ("rem", "s32"): "IMAD.IADD ISETP.GT.U32 IMAD.IADD ISETP.GE SEL SEL",
+    ("div", "s32"): "IMAD.IADD ISETP.GE.U32 VIADD VIADD LOP3.LUT ISETP.GE SEL IMAD.MOV",
+}
+_XU = ("I2F", "F2I", "MUFU")
+
+
+@dataclasses.dataclass(frozen=True)
+class SassStep:
+    """One SASS instruction of a division's sequence: its mnemonic and whether it is on the dependent chain."""
+
+    mnemonic: str
+    chained: bool = True
+
+    @property
+    def unit(self) -> Unit:
+        return _PIPES.get(self.mnemonic.split(".")[0], (Unit.INT,))[0]
+
+    @property
+    def latency_class(self) -> LatencyClass:
+        head = self.mnemonic.split(".")[0]
+        return _PIPES.get(head, (None, LatencyClass.IMAD if head == "IMAD" else LatencyClass.ALU))[1]
+
+
+# Mnemonic -> (pipe, latency class) where it is not the INT pipe at the ALU (or IMAD) latency.
+_PIPES = {**{m: (Unit.SFU, LatencyClass.SFU) for m in _XU}, "HFMA2": (Unit.FP32, LatencyClass.FMA),
+          "CALL": (Unit.BRANCH, LatencyClass.BRANCH), "RET": (Unit.BRANCH, LatencyClass.BRANCH)}
+
+
+def _steps(text: str) -> tuple[SassStep, ...]:
+    return tuple(SassStep(m.lstrip("~"), not m.startswith("~")) for m in text.split())
+
+
+_SEQUENCES: dict[tuple[str, str, bool], tuple[SassStep, ...]] = {
+    **{(op, t, False): _steps(s) for (op, t), s in _SEQ_REGISTER_32.items()},
+    **{(op, t, True): _steps(s) for (op, t), s in _SEQ_IMMEDIATE_32.items()},
+    **{k: _steps(_CALL + s) for k, s in _SEQ_64.items()},
+}
+
+
+def sass_sequence(opcode: str, immediate_divisor: bool, *, after: str | None = None,
+                  same_operands: bool = False) -> tuple[SassStep, ...] | None:
+    """The SASS steps ptxas emits for the PTX ``opcode`` (``"rem.u32"``, ``"div.s64"``, ...), or None when the
+    opcode is no integer division this pass expands (16-bit types, floating point).  ``after``: the kind
+    (``"div"``/``"rem"``) of an earlier 32-bit division by the same divisor register in the basic block, whose
+    reciprocal this one reuses; ``same_operands``: that earlier one had the same dividend too."""
+    parts = opcode.split(".")
+    if parts[0] not in ("div", "rem") or len(parts) < 2:
+        return None
+    op, typ = parts[0], parts[-1]
+    if after is not None and not immediate_divisor and typ in ("u32", "s32"):
+        if same_operands and after != op:
+            return _steps(_SEQ_SAME_OPERANDS[(op, typ)])
+        return _steps(_SEQ_SHARED_DIVISOR[(op, typ, after)])
+    return _SEQUENCES.get((op, typ, bool(immediate_divisor)))
+
+
+def _immediate_divisor(ins: StaticInstr) -> bool:
+    # The trace keeps the registers an instruction reads, not its operand list: a division reading fewer than
+    # two registers has an immediate operand (taken to be the divisor: PTX from nvcc never divides by an
+    # immediate at all, its front end multiplies by the inverse instead).
+    return len(ins.src_regs) < 2
+
+
+def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
+    """The PCs of ``trace`` that are integer divisions or remainders, and the SASS steps of each: the whole
+    sequence, or, for a 32-bit division by a register that an earlier one in its basic block divided by (the
+    register not written since), the tail that reuses its reciprocal (and its quotient and remainder, when
+    the dividend is the same too)."""
+    from gpusim.timing.decode import _block_leaders
+    instrs = trace.instructions
+    out = {}
+    bounds = [*_block_leaders(trace).tolist(), len(instrs)] if instrs else [0]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        by_divisor: dict[tuple[str, int], str] = {}             # (type, divisor register) -> last op by it
+        by_operands: dict[tuple[str, int, int], str] = {}       # (type, dividend, divisor registers) -> op
+        for ins in instrs[lo:hi]:
+            parts = ins.opcode.split(".")
+            if parts[0] in ("div", "rem") and ins.mem_space is None:
+                imm = _immediate_divisor(ins)
+                shared = len(ins.src_regs) == 2 and parts[-1] in ("u32", "s32")     # a guarded one stands alone
+                after = same = None
+                if shared:
+                    a, b = ins.src_regs
+                    after = by_divisor.get((parts[-1], b))
+                    same = by_operands.get((parts[-1], a, b))
+                seq = sass_sequence(ins.opcode, imm, after=after, same_operands=same is not None and same == after)
+                if seq is not None:
+                    out[ins.pc] = seq
+                    if shared:
+                        by_divisor[(parts[-1], b)] = parts[0]
+                        by_operands[(parts[-1], a, b)] = parts[0]
+            for r in ins.dst_regs:
+                by_divisor = {k: v for k, v in by_divisor.items() if k[1] != r}
+                by_operands = {k: v for k, v in by_operands.items() if r not in k[1:]}
+    return out
+
+
+def expand_divisions(trace: KernelTrace, found: dict[int, tuple[SassStep, ...]] | None = None) -> KernelTrace:
+    """``trace`` with each integer ``div``/``rem`` issued as its SASS sequence (module docstring); the trace
+    itself when it has none."""
+    if found is None:
+        found = find_divisions(trace)
+    if not found:
+        return trace
+    instrs = trace.instructions
+    n = len(instrs)
+    next_reg = 1 + max((r for ins in instrs for r in (*ins.src_regs, *ins.dst_regs)), default=-1)
+    per_pc = np.ones(n, dtype=np.int64)
+    for p, seq in found.items():
+        per_pc[p] = len(seq)
+    start = np.concatenate(([0], np.cumsum(per_pc)))          # new PC of each old PC's first step
+    made: list[StaticInstr] = []
+    for ins in instrs:
+        seq = found.get(ins.pc)
+        if seq is None:
+            made.append(ins)
+            continue
+        chain_reg = None
+        side = []
+        for k, step in enumerate(seq):
+            last = k == len(seq) - 1
+            if last:
+                src = tuple(dict.fromkeys((*(() if chain_reg is None else (chain_reg,)), *side)))
+                dst = ins.dst_regs
+            else:
+                src = (chain_reg,) if step.chained and chain_reg is not None else ins.src_regs
+                dst = (next_reg,)
+                if step.chained:
+                    chain_reg = next_reg
+                else:
+                    side.append(next_reg)
+                next_reg += 1
+            made.append(dataclasses.replace(
+                ins, opcode=f"{ins.opcode}:{step.mnemonic}", unit=step.unit.value,
+                latency_class=step.latency_class.value, src_regs=src, dst_regs=dst))
+    made = [dataclasses.replace(ins, pc=k, branch_target=int(start[ins.branch_target])
+                                if ins.branch_target >= 0 else ins.branch_target) for k, ins in enumerate(made)]
+
+    pc = np.asarray(trace.pc, dtype=np.int64)
+    reps = per_pc[pc]
+    rows_from = np.repeat(np.arange(pc.size), reps)
+    first_of_row = np.concatenate(([0], np.cumsum(reps)))[:-1]
+    step_of = np.arange(rows_from.size) - np.repeat(first_of_row, reps)
+    new_pc = start[pc][rows_from] + step_of
+    slot = np.asarray(trace.mem_slot, dtype=np.int64)[rows_from]
+    slot[step_of != reps[rows_from] - 1] = -1           # a division has no access; only a row's last step keeps its slot
+    row_end = np.concatenate(([0], np.cumsum(reps)))
+    warp_start = row_end[np.asarray(trace.warp_start, dtype=np.int64)]
+    prior = np.asarray(trace.meta.get("origin_pc") or range(n), dtype=np.int64)
+    meta = {**trace.meta, "origin_pc": np.repeat(prior, per_pc).tolist(),
+            "expanded_divisions": {int(p): len(s) for p, s in sorted(found.items())}}
+    return dataclasses.replace(
+        trace, instructions=made, warp_start=warp_start.astype(trace.warp_start.dtype),
+        pc=new_pc.astype(trace.pc.dtype), active_mask=trace.active_mask[rows_from],
+        exec_mask=trace.exec_mask[rows_from], mem_slot=slot.astype(trace.mem_slot.dtype), meta=meta)

@@ -1,0 +1,246 @@
+"""Datasheet of the integer-division pass: each PTX div/rem issues the SASS instructions ptxas 13.0 makes of it.
+
+The figures come from the records in ``tests/golden/h100/micro/divrem`` (``.sass`` listings of ptxas -arch=sm_90),
+parsed here: an operation's own instructions are its kernel's executed SASS (through EXIT, and through the RET of
+a subroutine it calls) less those of the kernel that adds instead; for a 64-bit operation, which ptxas makes a
+call, the call site (return address, CALL) and the subroutine through its RET.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpusim
+from gpusim.config import load_gpu
+from gpusim.timing.divrem import expand_divisions, find_divisions, sass_sequence
+from isa.units import Unit
+
+RECORDS = Path(__file__).resolve().parents[1] / "golden" / "h100" / "micro" / "divrem"
+PTX = (RECORDS / "divrem_ptx.ptx").read_text()
+_FUNC = re.compile(r"^\.text\.([\w$.]+):|^(\$__internal\S+):|Function : (\S+)")
+_INSTR = re.compile(r"/\*([0-9a-f]{4})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)([^;]*);")
+XU = ("I2F", "F2I", "MUFU")
+
+
+def parse_sass(path: Path) -> dict[str, list[tuple[int, str, str]]]:
+    """Function name -> [(address, mnemonic, operands)] of a cuobjdump -sass or nvdisasm listing."""
+    out: dict[str, list] = {}
+    fn = None
+    for line in path.read_text().splitlines():
+        m = _FUNC.search(line.strip())
+        if m:
+            fn = next(g for g in m.groups() if g)
+            out.setdefault(fn, [])
+            continue
+        m = _INSTR.search(line)
+        if m and fn is not None:
+            out[fn].append((int(m.group(1), 16), m.group(3), m.group(4)))
+    return out
+
+
+def _through(instrs, mnemonic_head):
+    k = next(i for i, (_, op, _) in enumerate(instrs) if op.split(".")[0] == mnemonic_head)
+    return instrs[:k + 1]
+
+
+def executed(listing, kernel) -> tuple[list[str], list[str]]:
+    """(the kernel's straight-line SASS through EXIT, the subroutine it calls through RET)."""
+    main = _through(listing[kernel], "EXIT")
+    sub: list[str] = []
+    for _, op, rest in main:
+        if op.startswith("CALL"):
+            name = re.search(r"\((\$[^)]+)\)", rest)
+            if name:                                  # nvdisasm: the subroutine is its own label
+                body = listing[name.group(1)]
+            else:                                     # cuobjdump: an address in the same function
+                at = int(re.search(r"0x([0-9a-f]+)", rest).group(1), 16)
+                body = [i for i in listing[kernel] if i[0] >= at]
+            sub = [op for _, op, _ in _through(body, "RET")]
+    return [op for _, op, _ in main], sub
+
+
+PTX_SASS = parse_sass(RECORDS / "divrem_ptx.sass")
+def _sass_count(kernel: str) -> int:
+    base = "base64" if "64" in kernel else "base"
+    main, sub = executed(PTX_SASS, kernel)
+    if sub:
+        return 2 + len(sub)
+    return len(main) - len(executed(PTX_SASS, base)[0])
+
+
+def _kernel_name(op_type: str, imm: str) -> str:
+    op, t = op_type.split(".")
+    return f"{t[0]}{op}{'64' if t.endswith('64') else ''}{('_' if t.endswith('64') else '') + imm if imm else ''}"
+
+
+CASES = [(ot, imm) for ot in ("rem.u32", "div.u32", "rem.s32", "div.s32") for imm in ("", "7", "3", "8", "1000")] + \
+        [(ot, imm) for ot in ("rem.u64", "div.u64", "rem.s64", "div.s64") for imm in ("", "7")]
+
+
+@pytest.mark.parametrize("op_type,imm", CASES)
+def test_the_sequence_has_the_sass_records_count_and_xu_share(op_type, imm):
+    kernel = _kernel_name(op_type, imm)
+    seq = sass_sequence(op_type, bool(imm))
+    assert len(seq) == _sass_count(kernel)
+    main, sub = executed(PTX_SASS, kernel)
+    xu = sum(op.split(".")[0] in XU for op in main + sub)
+    assert xu == 3                                          # I2F, MUFU.RCP, F2I: the reciprocal
+    assert sum(s.unit is Unit.SFU for s in seq) == xu
+
+
+@pytest.mark.parametrize("op_type,imm", [(ot, imm) for ot, imm in CASES if imm in ("", "7")])
+def test_the_sequence_has_the_sass_records_imads_and_hfma2s(op_type, imm):
+    # the steps are the SASS's own: its IMADs (the half-rate multiplies) and HFMA2s (FP32 pipe) in number
+    kernel = _kernel_name(op_type, imm)
+    seq = sass_sequence(op_type, bool(imm))
+    main, sub = executed(PTX_SASS, kernel)
+    base = executed(PTX_SASS, "base64" if op_type.endswith("64") else "base")[0]
+    for head in ("IMAD", "HFMA2"):
+        def count(ops):
+            return sum(op.split(".")[0] == head for op in ops)
+        theirs = count(sub) if sub else count(main) - count(base)
+        assert sum(s.mnemonic.split(".")[0] == head for s in seq) == theirs
+
+
+SHARED_SASS = parse_sass(RECORDS / "divrem_shared.sass")
+
+
+@pytest.mark.parametrize("t", ["u32", "s32"])
+@pytest.mark.parametrize("first", ["div", "rem"])
+@pytest.mark.parametrize("second", ["div", "rem"])
+def test_a_second_division_by_the_same_divisor_is_the_tail(t, first, second):
+    # divrem_shared.ptx: (tid + a) / b, then that quotient OP b: ptxas computes b's reciprocal once
+    k = f"{t[0]}{first}"
+    tail = len(executed(SHARED_SASS, f"{k}_{second}")[0]) - len(executed(SHARED_SASS, k)[0])
+    seq = sass_sequence(f"{second}.{t}", False, after=first)
+    assert len(seq) == tail
+    assert not any(s.unit is Unit.SFU for s in seq)
+    assert sum(op.split(".")[0] in XU for op in executed(SHARED_SASS, f"{k}_{second}")[0]) == 3
+
+
+@pytest.mark.parametrize("t", ["u32", "s32"])
+@pytest.mark.parametrize("first", ["div", "rem"])
+def test_the_other_kind_on_the_same_operands_is_the_correction(t, first):
+    # a / b then a % b (or the other way round): both come out of one reciprocal and one quotient
+    other = "rem" if first == "div" else "div"
+    k = f"{t[0]}{first}"
+    extra = len(executed(SHARED_SASS, f"{k}_same_{other}")[0]) - len(executed(SHARED_SASS, f"{k}_add")[0])
+    assert len(sass_sequence(f"{other}.{t}", False, after=first, same_operands=True)) == extra
+
+
+def test_the_pass_finds_which_divisions_share():
+    ptx = (RECORDS / "divrem_shared.ptx").read_text()
+    for kernel, lengths in (("sdiv_div", [23, 16]), ("udiv_same_rem", [18, 3]), ("srem_rem", [21, 12])):
+        o = np.zeros(32, dtype=np.uint32)
+        t = gpusim.run(ptx, kernel=kernel, grid=(1, 1, 1), block=(32, 1, 1), args=[o, 5, 3], mode="emulate",
+                       record_trace=True).trace
+        assert [len(s) for _, s in sorted(find_divisions(t).items())] == lengths
+
+
+def test_the_cuda_records_agree_with_the_ptx_record():
+    # the .cu kernels (nvcc -O3) compile the division to the same SASS as the PTX instruction alone
+    cu = parse_sass(RECORDS / "divrem_register.sass")
+    for kernel in ("urem", "udiv", "srem", "sdiv"):
+        assert len(executed(cu, kernel)[0]) - len(executed(cu, "base")[0]) == _sass_count(kernel)
+    # div.u64: nvcc's PTX tests whether both operands fit in 32 bits first; the 64-bit path calls the subroutine
+    # the PTX record's div.u64 calls (same length; its divisor in a register)
+    const = parse_sass(RECORDS / "divrem_constant.sass")
+    assert 2 + len(executed(const, "udiv64")[1]) == _sass_count("udiv64")
+
+
+def test_a_division_by_a_constant_in_cuda_never_reaches_ptxas_as_a_division():
+    # the 4-5-instruction SASS of `x / 7u` comes from nvcc's front end, which emits the multiply by the inverse in
+    # the PTX (mul.hi, shifts): the PTX instruction count already covers it, and the pass has nothing to expand
+    cu = parse_sass(RECORDS / "divrem_constant.sass")
+    for kernel in ("udiv7", "urem7", "sdiv7", "srem7"):
+        main, sub = executed(cu, kernel)
+        assert not sub and not any(op.split(".")[0] in XU for op in main)
+        assert 4 <= len(main) - len(executed(cu, "base1")[0]) <= 5
+    t = _trace("vector_add")
+    assert find_divisions(t) == {} and expand_divisions(t) is t
+
+
+def _run(kernel, gpu, a=5, b=3, warps=1):
+    w = 64 if "64" in kernel else 32
+    o = np.zeros(32 * warps, dtype=np.uint64 if w == 64 else np.uint32)
+    res = gpusim.run(PTX, kernel=kernel, grid=(1, 1, 1), block=(32 * warps, 1, 1), args=[o, a, b], mode="timing",
+                     gpu=gpu, sample=False)
+    return res
+
+
+OFF = load_gpu("h100").replace(expand_integer_division=False)
+
+
+@pytest.mark.parametrize("kernel", ["urem", "udiv", "srem", "sdiv", "urem7", "sdiv7", "udiv64", "srem64_7"])
+def test_each_execution_issues_the_whole_sequence(kernel):
+    on, off = _run(kernel, "h100", warps=2), _run(kernel, OFF, warps=2)
+    n = on.timing.counters["smsp__inst_executed.sum"] - off.timing.counters["smsp__inst_executed.sum"]
+    assert n == 2 * (_sass_count(kernel) - 1)               # two warps, each one division more than one instruction
+    np.testing.assert_array_equal(on.args[0], off.args[0])         # the emulator's result either way
+
+
+def test_the_outputs_are_the_emulators():
+    for kernel, op in (("urem", np.remainder), ("udiv", np.floor_divide)):
+        res = _run(kernel, "h100", a=1000, b=7)
+        np.testing.assert_array_equal(res.args[0], op(np.arange(32) + 1000, 7))
+
+
+def test_one_division_costs_its_chains_latency():
+    # one warp, one rem.u32 by a register: the kernel takes longer by the chain's latencies (I2F -> MUFU.RCP -> F2I
+    # on the XU, 12 integer steps) less the one instruction it was; the two steps off the chain cost an issue slot
+    gpu = load_gpu("h100")
+    seq = sass_sequence("rem.u32", False)
+    chain = sum(gpu.latency(s.latency_class) for s in seq if s.chained)
+    was = gpu.latency("sfu")
+    delta = _run("urem", "h100").timing.cycles - _run("urem", OFF).timing.cycles
+    off_chain = sum(not s.chained for s in seq)
+    assert chain - was <= delta <= chain - was + off_chain * gpu.issue_interval(Unit.INT) + 4
+
+
+def _trace(program, size="small"):
+    return gpusim.run(program, size=size, mode="emulate", record_trace=True).trace
+
+
+def test_rows_pcs_and_branches_after_the_expansion():
+    t = _trace("reduce_interleaved")
+    found = find_divisions(t)
+    assert [t.instructions[p].opcode for p in found] == ["rem.u32"]
+    e = expand_divisions(t, found)
+    (p, seq), = found.items()
+    runs = int((t.pc == p).sum())
+    assert e.n_instructions == t.n_instructions + runs * (len(seq) - 1)
+    assert len(e.instructions) == len(t.instructions) + len(seq) - 1
+    origin = e.meta["origin_pc"]
+    assert [t.instructions[o].opcode for o in origin] == [i.opcode.split(":")[0] for i in e.instructions]
+    for i in e.instructions:                                # a branch still lands on its target's first step
+        if i.branch_target >= 0:
+            assert origin[i.branch_target] == t.instructions[origin[i.pc]].branch_target
+    assert e.addresses.shape == t.addresses.shape            # no access added or lost
+    per_warp = np.add.reduceat((t.pc == p).astype(np.int64), t.warp_start[:-1]) if t.n_instructions else 0
+    np.testing.assert_array_equal(np.diff(e.warp_start), np.diff(t.warp_start) + per_warp * (len(seq) - 1))
+    # the last step writes the PTX destination
+    last = e.instructions[origin.index(p) + len(seq) - 1]
+    assert last.dst_regs == t.instructions[p].dst_regs
+
+
+def test_whole_streamed_and_sampled_runs_count_the_same_instructions():
+    from gpusim.timing import simulate
+    whole = simulate(_trace("reduce_interleaved"), "h100")
+    streamed = gpusim.run("reduce_interleaved", size="small", mode="timing", sample=False).timing
+    assert whole.counters["smsp__inst_executed.sum"] == streamed.counters["smsp__inst_executed.sum"]
+    assert whole.cycles == streamed.cycles
+    sampled = gpusim.run("reduce_interleaved", size="small", mode="timing", sample=4).timing
+    assert sampled.counters["smsp__inst_executed.sum"] == pytest.approx(
+        streamed.counters["smsp__inst_executed.sum"], rel=0.02)
+
+
+def test_the_pass_is_the_configs_choice():
+    assert load_gpu("h100").expand_integer_division
+    assert not load_gpu("a100").expand_integer_division
+    on = gpusim.run("reduce_interleaved", size="small", mode="timing", sample=False).timing
+    off = gpusim.run("reduce_interleaved", size="small", mode="timing", sample=False, gpu=OFF).timing
+    assert on.counters["smsp__inst_executed.sum"] > off.counters["smsp__inst_executed.sum"]
+    assert on.cycles > off.cycles
