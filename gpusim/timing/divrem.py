@@ -22,7 +22,7 @@ records and checks every figure below)::
     div.s64    86 (call + 84)     73 (call + 71)
 
 Divisions by one divisor share its reciprocal: a later 32-bit ``div``/``rem`` by the same divisor register in
-the same basic block (the register not written in between) is only the tail that uses it (``div.u32`` 10,
+the same basic block (the register not written in between; or in a dominated block, below) is only the tail that uses it (``div.u32`` 10,
 ``rem.u32`` 9, ``div.s32`` 15-16, ``rem.s32`` 12-13 instructions, none on the XU), and one with the same dividend
 too, of the other kind (``a / b`` then ``a % b``), only the correction (3-8).  SHOC md5hash divides four digits
 by one base in each loop trip: ptxas computes one reciprocal per trip.
@@ -49,9 +49,11 @@ short scoreboard, as the SASS control codes show for all three); ``IMAD*`` the `
 ``HFMA2`` the ``fp32`` pipe; ``CALL``/``RET`` the branch pipe; the rest (``IADD3``, ``ISETP``, ``LOP3``, ``SEL``,
 uniform-datapath ``U*`` and moves) the ``int`` pipe at the ALU latency.
 
-Simplifications: sharing is found within a basic block only (ptxas also reuses a reciprocal from a dominating
-block: SHOC bfs's ``a % b`` in the block after ``a / b`` is 7 instructions there, the whole 21 here); a guarded
-division neither shares nor is shared; the 64-bit subroutines are timed as one chain (the SASS has some two-way parallelism in
+The same holds from a block that dominates the division's, for registers written by one instruction only (the
+value is then the same wherever the earlier division reached): SHOC bfs's ``a % b``, in a later block than its
+``a / b``, is 7 instructions.
+
+Simplifications: a guarded division neither shares nor is shared; the 64-bit subroutines are timed as one chain (the SASS has some two-way parallelism in
 them), CALL/RET as branch-pipe instructions that do not redirect; ``div``/``rem`` on 16-bit types are left as
 one instruction (not recorded); the functional result is the emulator's, unchanged (only timing rows change).
 """
@@ -233,19 +235,73 @@ def _immediate_divisor(ins: StaticInstr) -> bool:
     return len(ins.src_regs) < 2
 
 
+def _dominators(trace: KernelTrace, bounds: list[int]) -> list[int]:
+    """The immediate dominator of each basic block (``bounds``: the blocks' first PCs and the end), -1 for
+    the entry and for blocks no path from it reaches."""
+    instrs = trace.instructions
+    n = len(bounds) - 1
+    block_of = {pc: k for k, pc in enumerate(bounds[:-1])}
+    preds: list[set[int]] = [set() for _ in range(n)]
+    for k in range(n):
+        last = instrs[bounds[k + 1] - 1]
+        unconditional = not last.src_regs                      # no guard predicate: the branch always goes
+        if last.is_branch and last.branch_target in block_of:
+            preds[block_of[last.branch_target]].add(k)
+        if k + 1 < n and not ((last.is_branch or last.is_exit) and unconditional):
+            preds[k + 1].add(k)
+    dom = [set(range(n)) for _ in range(n)]
+    dom[0] = {0}
+    changed = True
+    while changed:                                           # the textbook iteration: the kernels are small
+        changed = False
+        for k in range(1, n):
+            new = set.intersection(*(dom[p] for p in preds[k])) if preds[k] else set()
+            new = new | {k}
+            if new != dom[k]:
+                dom[k], changed = new, True
+    idom = [-1] * n
+    for k in range(1, n):
+        strict = dom[k] - {k}
+        if len(dom[k]) > 1 or preds[k]:
+            # the strict dominator that every other strict dominator dominates
+            idom[k] = next((d for d in strict if all(o in dom[d] for o in strict)), -1)
+    return idom
+
+
 def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
     """The PCs of ``trace`` that are integer divisions or remainders, and the SASS steps of each: the whole
-    sequence, or, for a 32-bit division by a register that an earlier one in its basic block divided by (the
-    register not written since), the tail that reuses its reciprocal (and its quotient and remainder, when
-    the dividend is the same too)."""
+    sequence, or, for a 32-bit division by a register that an earlier one divided by (in its basic block, the
+    register not written since; or in a block that dominates it, the register written by one instruction
+    only), the tail that reuses its reciprocal (and its quotient and remainder, when the dividend is the
+    same too)."""
     from gpusim.timing.decode import _block_leaders
     instrs = trace.instructions
+    if not instrs:
+        return {}
+    writers: dict[int, int] = {}
+    for ins in instrs:
+        for r in ins.dst_regs:
+            writers[r] = writers.get(r, 0) + 1
+    bounds = [*_block_leaders(trace).tolist(), len(instrs)]
+    idom = _dominators(trace, bounds)
+    # a block's idom comes first: process blocks by their depth in the dominator tree
+    depth = [0] * len(idom)
+    for k in range(len(idom)):
+        d, j = 0, k
+        while idom[j] >= 0 and d <= len(idom):
+            j, d = idom[j], d + 1
+        depth[k] = d
+    leaving: dict[int, tuple[dict, dict]] = {}
     out = {}
-    bounds = [*_block_leaders(trace).tolist(), len(instrs)] if instrs else [0]
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    for k in sorted(range(len(idom)), key=lambda k: (depth[k], k)):
         by_divisor: dict[tuple[str, int], str] = {}             # (type, divisor register) -> last op by it
         by_operands: dict[tuple[str, int, int], str] = {}       # (type, dividend, divisor registers) -> op
-        for ins in instrs[lo:hi]:
+        if idom[k] >= 0 and idom[k] in leaving:
+            single = lambda regs: all(writers.get(r, 0) == 1 for r in regs)   # noqa: E731
+            div_in, ops_in = leaving[idom[k]]
+            by_divisor = {key: v for key, v in div_in.items() if single(key[1:])}
+            by_operands = {key: v for key, v in ops_in.items() if single(key[1:])}
+        for ins in instrs[bounds[k]:bounds[k + 1]]:
             parts = ins.opcode.split(".")
             if parts[0] in ("div", "rem") and ins.mem_space is None:
                 imm = _immediate_divisor(ins)
@@ -262,8 +318,9 @@ def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
                         by_divisor[(parts[-1], b)] = parts[0]
                         by_operands[(parts[-1], a, b)] = parts[0]
             for r in ins.dst_regs:
-                by_divisor = {k: v for k, v in by_divisor.items() if k[1] != r}
-                by_operands = {k: v for k, v in by_operands.items() if r not in k[1:]}
+                by_divisor = {key: v for key, v in by_divisor.items() if key[1] != r}
+                by_operands = {key: v for key, v in by_operands.items() if r not in key[1:]}
+        leaving[k] = (by_divisor, by_operands)
     return out
 
 

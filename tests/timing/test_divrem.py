@@ -140,6 +140,17 @@ def test_the_pass_finds_which_divisions_share():
         assert [len(s) for _, s in sorted(find_divisions(t).items())] == lengths
 
 
+def test_a_dominating_blocks_division_is_reused():
+    # SHOC bfs: a / b, then a % b in a later block that the first one's dominates; both registers written once.
+    # ptxas 13.0 makes the remainder 7 instructions (gpusim.cuda.sass line attribution of programs/suites/shoc/bfs.ptx)
+    t = _trace("programs/suites/shoc/bfs.ptx")
+    found = find_divisions(t)
+    ops = {t.instructions[p].opcode: len(s) for p, s in found.items()}
+    assert ops == {"div.s32": 23, "rem.s32": len(sass_sequence("rem.s32", False, after="div", same_operands=True))}
+    blocks = [t.instructions[p] for p in found]
+    assert any(i.is_branch for i in t.instructions[blocks[0].pc:blocks[1].pc])   # not one block
+
+
 def test_the_cuda_records_agree_with_the_ptx_record():
     # the .cu kernels (nvcc -O3) compile the division to the same SASS as the PTX instruction alone
     cu = parse_sass(RECORDS / "divrem_register.sass")
