@@ -228,11 +228,19 @@ def sass_sequence(opcode: str, immediate_divisor: bool, *, after: str | None = N
     return _SEQUENCES.get((op, typ, bool(immediate_divisor)))
 
 
-def _immediate_divisor(ins: StaticInstr) -> bool:
-    # The trace keeps the registers an instruction reads, not its operand list: a division reading fewer than
-    # two registers has an immediate operand (taken to be the divisor: PTX from nvcc never divides by an
-    # immediate at all, its front end multiplies by the inverse instead).
-    return len(ins.src_regs) < 2
+def _predicates(instrs: list[StaticInstr]) -> set[int]:
+    """The predicate registers of a kernel: those its comparisons and predicate logic write."""
+    return {r for ins in instrs if ins.opcode.startswith(("setp", "testp", "isspacep")) or ".pred" in ins.opcode
+            for r in ins.dst_regs}
+
+
+def _operands(ins: StaticInstr, predicates: set[int]) -> tuple[tuple[int, ...], bool]:
+    """(the registers a division divides, whether it is guarded).  The trace keeps the registers an instruction
+    reads (the guard first), not its operand list: a division reading one register has an immediate operand,
+    taken to be the divisor (PTX from nvcc never divides by an immediate at all: its front end multiplies by
+    the inverse instead)."""
+    guarded = bool(ins.src_regs) and ins.src_regs[0] in predicates
+    return (ins.src_regs[1:] if guarded else ins.src_regs), guarded
 
 
 def _dominators(trace: KernelTrace, bounds: list[int]) -> list[int]:
@@ -278,6 +286,7 @@ def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
     instrs = trace.instructions
     if not instrs:
         return {}
+    predicates = _predicates(instrs)
     writers: dict[int, int] = {}
     for ins in instrs:
         for r in ins.dst_regs:
@@ -304,11 +313,12 @@ def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
         for ins in instrs[bounds[k]:bounds[k + 1]]:
             parts = ins.opcode.split(".")
             if parts[0] in ("div", "rem") and ins.mem_space is None:
-                imm = _immediate_divisor(ins)
-                shared = len(ins.src_regs) == 2 and parts[-1] in ("u32", "s32")     # a guarded one stands alone
+                regs, guarded = _operands(ins, predicates)
+                imm = len(regs) < 2
+                shared = not guarded and len(regs) == 2 and parts[-1] in ("u32", "s32")  # a guarded one stands alone
                 after = same = None
                 if shared:
-                    a, b = ins.src_regs
+                    a, b = regs
                     after = by_divisor.get((parts[-1], b))
                     same = by_operands.get((parts[-1], a, b))
                 seq = sass_sequence(ins.opcode, imm, after=after, same_operands=same is not None and same == after)

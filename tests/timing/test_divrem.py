@@ -140,6 +140,46 @@ def test_the_pass_finds_which_divisions_share():
         assert [len(s) for _, s in sorted(find_divisions(t).items())] == lengths
 
 
+GUARDED = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry guarded(.param .u64 o, .param .u32 a, .param .u32 b)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [o];
+	ld.param.u32 %r1, [a];
+	ld.param.u32 %r2, [b];
+	mov.u32 %r3, %tid.x;
+	add.s32 %r4, %r3, %r1;
+	setp.lt.u32 %p1, %r3, 16;
+	mov.u32 %r5, 0;
+	@%p1 div.u32 %r5, %r4, 7;
+	@%p1 rem.u32 %r6, %r4, %r2;
+	rem.u32 %r7, %r4, %r2;
+	add.s32 %r5, %r5, %r6;
+	add.s32 %r5, %r5, %r7;
+	cvta.to.global.u64 %rd2, %rd1;
+	mul.wide.u32 %rd3, %r3, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	st.global.u32 [%rd4], %r5;
+	ret;
+}
+"""
+
+
+def test_a_guarded_division_keeps_its_form_and_stands_alone():
+    # the guard is a register the trace lists first: `@%p div.u32 d, a, 7` is the by-an-immediate form, and a
+    # guarded division neither reuses nor lends its reciprocal (the next rem.u32 by %r2 is whole)
+    o = np.zeros(32, dtype=np.uint32)
+    t = gpusim.run(GUARDED, kernel="guarded", grid=(1, 1, 1), block=(32, 1, 1), args=[o, 5, 3], mode="emulate",
+                   record_trace=True).trace
+    lengths = [len(s) for _, s in sorted(find_divisions(t).items())]
+    assert lengths == [len(sass_sequence("div.u32", True)), len(sass_sequence("rem.u32", False)),
+                       len(sass_sequence("rem.u32", False))]
+
+
 def test_a_dominating_blocks_division_is_reused():
     # SHOC bfs: a / b, then a % b in a later block that the first one's dominates; both registers written once.
     # ptxas 13.0 makes the remainder 7 instructions (gpusim.cuda.sass line attribution of programs/suites/shoc/bfs.ptx)
