@@ -191,6 +191,20 @@ def test_a_dominating_blocks_division_is_reused():
     assert any(i.is_branch for i in t.instructions[blocks[0].pc:blocks[1].pc])   # not one block
 
 
+def test_each_step_runs_on_its_pipe():
+    # GH100: the reciprocal on the XU (the model's sfu pipe, short scoreboard), IMAD on the FMA-heavy pipe (the
+    # model's fp32 pipe at the IMAD rate), the other integer steps on the ALU pipe, HFMA2 on the FMA pipe
+    from isa.units import LatencyClass
+    seq = sass_sequence("div.s32", False)
+    pipes = {s.mnemonic: (s.unit, s.latency_class) for s in seq}
+    assert pipes["MUFU.RCP"] == (Unit.SFU, LatencyClass.SFU) and pipes["I2F.RP"] == (Unit.SFU, LatencyClass.SFU)
+    assert pipes["IMAD.HI.U32"] == (Unit.FP32, LatencyClass.IMAD)
+    assert pipes["ISETP.GT.U32"] == (Unit.INT, LatencyClass.ALU) and pipes["LOP3.LUT"] == (Unit.INT, LatencyClass.ALU)
+    assert pipes["IABS"] == (Unit.INT, LatencyClass.ALU)
+    counts = {u: sum(s.unit is u for s in seq) for u in Unit}
+    assert (counts[Unit.SFU], counts[Unit.FP32], counts[Unit.INT]) == (3, 7, 13)
+
+
 def test_the_cuda_records_agree_with_the_ptx_record():
     # the .cu kernels (nvcc -O3) compile the division to the same SASS as the PTX instruction alone
     cu = parse_sass(RECORDS / "divrem_register.sass")
