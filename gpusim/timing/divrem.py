@@ -21,20 +21,22 @@ records and checks every figure below)::
     rem.s64    80 (call + 78)     69 (call + 67)
     div.s64    86 (call + 84)     73 (call + 71)
 
-Divisions by one divisor share its reciprocal: a later 32-bit ``div``/``rem`` by the same divisor register in
-the same basic block (the register not written in between; or in a dominated block, below) is only the tail that uses it (``div.u32`` 10,
-``rem.u32`` 9, ``div.s32`` 15-16, ``rem.s32`` 12-13 instructions, none on the XU), and one with the same dividend
-too, of the other kind (``a / b`` then ``a % b``), only the correction (3-8).  SHOC md5hash divides four digits
-by one base in each loop trip: ptxas computes one reciprocal per trip.
+Divisions by one divisor share its reciprocal: a later 32-bit ``div``/``rem`` by the same divisor register
+(in the same basic block, the register not written in between; or in a block the earlier one's dominates,
+the registers written by one instruction only, so that the value is the same wherever the earlier division
+reached) is only the tail that uses it (``div.u32`` 10, ``rem.u32`` 9, ``div.s32`` 15-16, ``rem.s32`` 12-13
+instructions, none on the XU), and one with the same dividend too, of the other kind (``a / b`` then
+``a % b``), only the correction (3-8).  SHOC md5hash divides four digits by one base in each loop trip: ptxas
+computes one reciprocal per trip; SHOC bfs's ``a % b``, a block after its ``a / b``, is 7 instructions.
 
-Design: the pass **expands trace rows**.  Each ``div``/``rem`` PC becomes the PCs of its SASS sequence (dense,
-in place, branch targets renumbered), each an ordinary :class:`StaticInstr` on its own pipe with its own
-latency class, and every execution's row becomes that many rows.  So every counter that follows rows follows
-without a special case: warp instructions (``smsp__inst_executed``), per-pipe counts and issue slots, stall
-attribution per PC (each step stalls as itself: ``short_scoreboard`` behind an XU step, ``wait`` behind an ALU
-one, ``math_pipe_throttle`` on a busy INT pipe), and the hoisting scheduler still sees one straight-line
-segment.  A multi-instruction cost on one decoded instruction would need every one of those counters, and
-the SM's hot loop, to know about it.
+Design: the pass **expands trace rows**. Each ``div``/``rem`` PC becomes the PCs of its SASS sequence (dense, in
+place, branch targets renumbered), each an ordinary :class:`StaticInstr` on its own pipe with its own latency class,
+and every execution's row becomes that many rows. So every counter that follows rows follows without a special case:
+warp instructions (``smsp__inst_executed``), each pipe's occupancy and the issue slots, the stall states (each step
+waits as itself: ``short_scoreboard`` behind an XU step, ``wait`` behind an ALU one, ``math_pipe_throttle`` on a
+busy pipe; per PC they add up on the division's PTX line through ``meta["origin_pc"]``), and the hoisting scheduler
+still sees one straight-line segment. A multi-instruction cost on one decoded instruction would need every one of
+those counters, and the SM's hot loop, to know about it.
 
 The registers: each step writes a temporary of its own (numbered after the kernel's registers, the same for
 every chunk of a streamed trace, since they follow from the static code only); the sequence's last step
@@ -53,14 +55,10 @@ latency.  With the IMADs on the ALU pipe too, the 14 integer steps of a ``rem.u3
 reduce_interleaved default ran +19.2% long (``math_pipe_throttle`` 3.3 warp-cycles per instruction, ncu 1.3),
 +0.7% with them apart.
 
-The same holds from a block that dominates the division's, for registers written by one instruction only (the
-value is then the same wherever the earlier division reached): SHOC bfs's ``a % b``, in a later block than its
-``a / b``, is 7 instructions.
-
-Simplifications: a guarded division neither shares nor is shared; the 64-bit subroutines are timed as one chain (the SASS has some two-way parallelism in
-them), CALL/RET as branch-pipe instructions that do not redirect; ``div``/``rem`` on 16-bit types are left as
-one instruction (not recorded); the functional result is the emulator's, unchanged (only timing rows change).
-"""
+Simplifications: a guarded division neither shares nor is shared; the 64-bit subroutines are timed as one chain (the
+SASS has some two-way parallelism in them), CALL/RET as branch-pipe instructions that do not redirect;
+``div``/``rem`` on 16-bit types are left as one instruction (not recorded); the functional result is the emulator's,
+unchanged (only timing rows change)."""
 from __future__ import annotations
 
 import dataclasses
@@ -138,12 +136,15 @@ _SEQ_64 = {
         "IMAD IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3.X IADD3 IADD3.X IMAD.WIDE.U32 IADD3 IMAD IMAD.MOV.U32 "
         "IMAD.HI.U32 IMAD.X IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.HI.U32 IADD3.X IMAD.WIDE.U32 "
         "IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.WIDE.U32 IMAD.X IADD3 IMAD IADD3.X ISETP.GE.U32 IADD3 IADD3 "
-        "ISETP.GE.U32.EX IMAD.X IADD3.X SEL SEL SEL ISETP.GE.U32 SEL IMAD.MOV.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL "
+        "ISETP.GE.U32.EX IMAD.X IADD3.X SEL SEL SEL ISETP.GE.U32 SEL IMAD.MOV.U32 IADD3 ISETP.GE.U32.EX "
+        "IADD3.X SEL SEL "
         "RET.REL.NODEC",
     ("rem", "s64", True):
         "UMOV UMOV I2F.U64.RP MUFU.RCP VIADD F2I.U64.TRUNC IMAD.WIDE.U32 IMAD IADD3 IMAD.HI.U32 IMAD.X MOV IMAD "
-        "IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3 IMAD.X IADD3 IADD3.X IMAD.WIDE.U32 ISETP.GE IADD3 IMAD IMAD.HI.U32 "
-        "IMAD.X SEL IMAD.WIDE.U32 IMAD.HI.U32 IMAD IMAD.HI.U32 IADD3 IMAD.X IADD3.X IMAD.HI.U32 SEL IADD3.X IMAD.MOV.U32 "
+        "IMAD.WIDE.U32 IMAD.HI.U32 IMAD.HI.U32 IADD3 IMAD.X IADD3 IADD3.X IMAD.WIDE.U32 ISETP.GE IADD3 IMAD "
+        "IMAD.HI.U32 "
+        "IMAD.X SEL IMAD.WIDE.U32 IMAD.HI.U32 IMAD IMAD.HI.U32 IADD3 IMAD.X IADD3.X IMAD.HI.U32 SEL IADD3.X "
+        "IMAD.MOV.U32 "
         "IMAD.WIDE.U32 IMAD IMAD.HI.U32 IMAD.HI.U32 IADD3 IADD3.X IMAD.WIDE.U32 IMAD.X IADD3 IMAD IADD3.X ISETP.GE.U32 "
         "IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL ISETP.GE.U32 IADD3 ISETP.GE.U32.EX IADD3.X SEL SEL IADD3 SEL HFMA2.MMA "
         "IMAD.X SEL RET.REL.NODEC",
@@ -387,7 +388,7 @@ def expand_divisions(trace: KernelTrace, found: dict[int, tuple[SassStep, ...]] 
     step_of = np.arange(rows_from.size) - np.repeat(first_of_row, reps)
     new_pc = start[pc][rows_from] + step_of
     slot = np.asarray(trace.mem_slot, dtype=np.int64)[rows_from]
-    slot[step_of != reps[rows_from] - 1] = -1           # a division has no access; only a row's last step keeps its slot
+    slot[step_of != reps[rows_from] - 1] = -1           # only a row's last step keeps its slot (a division has none)
     row_end = np.concatenate(([0], np.cumsum(reps)))
     warp_start = row_end[np.asarray(trace.warp_start, dtype=np.int64)]
     prior = np.asarray(trace.meta.get("origin_pc") or range(n), dtype=np.int64)
