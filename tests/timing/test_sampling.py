@@ -28,10 +28,31 @@ def stream(name, size, max_lanes=65536):
 
 def test_spans_start_at_block_0_spread_over_the_launch_and_hold_n_sub_blocks():
     spans = sample_spans(1000, 32, 4)
-    assert spans == [(0, 8), (250, 258), (500, 508), (750, 758)]
+    assert spans == [(0, 8), (399, 407), (557, 565), (956, 964)]       # one in each quarter
     assert sample_spans(10, 10, 4) == [(0, 3), (3, 6), (6, 8), (8, 10)]      # every block, in order
     assert sub_blocks(1000, 132, 4) == 31 and sub_blocks(1057, 132, 4) == 33   # the ceiling keeps the tail
     assert sub_blocks(40, 132, 4) == 2
+
+
+def test_the_strips_of_a_power_of_two_launch_fall_at_different_phases_of_its_power_of_two_periods():
+    # strips at the strata's starts (0, n/4, n/2, 3n/4) all sit at phase 0 of every period up to n/4: a
+    # kernel whose data layout repeats with such a period is sampled at one point of it only
+    n = 1 << 16
+    spans = sample_spans(n, 1986, 4)
+    assert spans[0][0] == 0 and all(k * n // 4 <= lo < (k + 1) * n // 4 for k, (lo, _) in enumerate(spans))
+    for period in (1 << 12, 1 << 13, 1 << 14):
+        phases = {lo % period * 8 // period for lo, _ in spans}       # which eighth of the period
+        assert len(phases) == 4, (period, spans)
+
+
+def test_a_sample_of_a_gather_with_a_power_of_two_reuse_period_sees_its_l2_hits():
+    # tensor transpose 32^4, reversed axes: each input sector is read by 8 blocks 128 apart, the first of
+    # them at a multiple of 1,024 blocks; a full run hits L2 on 75% of its sectors.  Strips at 0, 1024,
+    # 2048, 3072 timed first readers only (33 hits of 1M lookups, 22x the full run's cycles).
+    res = gpusim.run("hecbench/tensor_transpose", size="d0=32,d1=32,d2=32,d3=32", mode="timing", sample=4).timing
+    c = res.counters
+    hits, misses = c["lts__t_sectors_lookup_hit.sum"], c["lts__t_sectors_lookup_miss.sum"]
+    assert hits / (hits + misses) > 0.5
 
 
 def test_the_reduced_machine_has_its_share_of_l2_and_dram_bandwidth_and_the_whole_l2():
@@ -112,8 +133,8 @@ def test_the_automatic_default_samples_large_launches_only_and_the_report_says_s
     assert not should_sample(3, 10 * AUTO_MIN_WARP_INSTRUCTIONS, H100)[0]     # 1 of 3 blocks: not worth it
     res = gpusim.run("vector_add", size="default", mode="timing", sample=4)
     text = res.summary()
-    assert "sampled (--sample): 12 of 391 blocks timed on 4 of 132 SMs (blocks 0..2, 97..99, 195..197, " \
-           "293..295); estimate +/- " in text
+    assert "sampled (--sample): 12 of 391 blocks timed on 4 of 132 SMs (blocks 0..2, 155..157, 217..219, " \
+           "374..376); estimate +/- " in text
     np.testing.assert_array_equal(res.args[2], res.args[0] + res.args[1])      # every block still ran
 
 
