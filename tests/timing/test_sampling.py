@@ -166,3 +166,13 @@ def test_the_sm_layout_times_the_blocks_the_sampled_sms_get_in_the_first_wave():
     assert blocks == [0, 33, 66, 99, 132, 165, 198, 231, 264, 297]
     res = simulate(stream("vector_add", "default"), H100, sample=H100.sm.count)     # strips, every block
     assert res.sampling.layout == "strips"
+
+
+def test_a_launch_of_one_wave_lasts_as_long_as_its_longest_block_not_its_mean_one():
+    # tpacf: block b compares its points with tiles b..n/256, so of 2 blocks block 0 does 2 tiles, block 1
+    # one; the sample times block 0 alone.  Scaled by the mean block's share (0.69) it gave 216,852 cycles
+    # against 311,458 in full: every block runs at once, so the launch takes its longest block's time.
+    full = gpusim.run("parboil/tpacf", size="n=512", mode="timing", sample=False).timing
+    sampled = gpusim.run("parboil/tpacf", size="n=512", mode="timing", sample=4).timing
+    assert sampled.sampling.blocks_timed == 1 and sampled.sampling.signature_ratio < 0.75
+    assert sampled.cycles == pytest.approx(full.cycles, rel=0.05)
