@@ -47,6 +47,30 @@ It is a stated, measured bound: ``benchmarks/sampling.py`` prints each program's
 simulation beside it.  The automatic default keeps a sample whose bound is at most
 :data:`AUTO_MAX_BOUND_PCT` and times the launch in full otherwise (``gpusim.run``).
 
+Where the bound does not hold (issue 14: the large suite launches, sampled on 4 SMs against the same launch
+in full detail: ``gpusim.run(name, size=..., mode="timing", sample=4)`` and ``sample=False``, h100,
+2026-11-23):
+
+* the sampled machine's DRAM has 4 pseudo-channels, and the address mapping splits a line number by the
+  channel count, so a stride the whole GPU spreads over several channels and banks lands on one bank: the
+  tensor transpose 64^4 (1 MB between a warp's loads) estimates 8,533,594 cycles against 540,408 in full
+  (bound 89.6%); keeping all 160 pseudo-channels, each at the share of its data rate, gives 1,927,972 (not
+  done: each channel would then have the whole GPU's activation rate);
+* the head strip starts cold and fetches alone, at the share of the DRAM, the data every SM shares and a
+  full run fetches once: HeCBench bsearch (a 16 MB sorted table, 4,096 blocks) estimates 314,278 against
+  149,648 (DRAM reads 1.77M sectors against 0.65M); a first strip inside its stratum with the blocks before
+  it warmed gives 161,471, but a launch of less than a wave then loses its cold misses (tiled matmul
+  default: -33.6%), so it is not done;
+* a hot spot at one slice (SHOC BFS size4: every warp stores ``*flag = 1``) has the sampled SMs' load only:
+  61,040 against 589,506;
+* in a launch of one wave the blocks warmed before a strip run at the same time as it, not before it, yet
+  their whole footprint is in L2 an unloaded DRAM latency after the strip reaches them: Parboil sgemm
+  (528 blocks, m=1024, n=1056, k=256) estimates 83,860 against 134,371 (at k=992, ``validate``: -40.6%
+  against the H100);
+* blocks of very unequal work (skewed graphs): Pannotia PageRank rmat18, one wave, whose longest block
+  (a hub's) sets the time, estimates 943,857 against 2,201,107; the Lonestar BFS worklist rmat20 times the
+  hubs' blocks at the head (signature ratio 0.24, bound 165%).
+
 **Sampling in time** (:func:`simulate_time_sampled`, ``sample="time"``, ``--sample time``) is the other
 layout: what the few SMs lack is the other SMs' interleaving at the L2 slices and DRAM banks, so here the
 whole GPU times the launch's blocks in order, a few windows of whole waves from its head to its tail
