@@ -61,8 +61,9 @@ in full detail: ``gpusim.run(name, size=..., mode="timing", sample=4)`` and ``sa
   149,648 (DRAM reads 1.77M sectors against 0.65M); a first strip inside its stratum with the blocks before
   it warmed gives 161,471, but a launch of less than a wave then loses its cold misses (tiled matmul
   default: -33.6%), so it is not done;
-* a hot spot at one slice (SHOC BFS size4: every warp stores ``*flag = 1``) has the sampled SMs' load only:
-  61,040 against 589,506;
+* a hot spot at one slice (SHOC BFS: every warp that finds an unvisited vertex stores ``*flag = 1``) has the
+  sampled SMs' load only: size4 61,040 against 589,506, random_1M 132,951 against 282,301 (the H100:
+  277,321);
 * in a launch of one wave the blocks warmed before a strip run at the same time as it, not before it, yet
   their whole footprint is in L2 an unloaded DRAM latency after the strip reaches them: Parboil sgemm
   (528 blocks, m=1024, n=1056, k=256) estimates 83,860 against 134,371 (at k=992, ``validate``: -40.6%
