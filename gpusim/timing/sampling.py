@@ -49,7 +49,7 @@ simulation beside it.  The automatic default keeps a sample whose bound is at mo
 
 Where the bound does not hold (issue 14: the large suite launches, sampled on 4 SMs against the same launch
 in full detail: ``gpusim.run(name, size=..., mode="timing", sample=4)`` and ``sample=False``, h100,
-2026-11-23):
+2026-11-23, at afeba8d, before the L2's dirty limit and the division pass):
 
 * the sampled machine's DRAM has 4 pseudo-channels, and the address mapping splits a line number by the
   channel count, so a stride the whole GPU spreads over several channels and banks lands on one bank: the
