@@ -186,9 +186,9 @@ class L2Spec:
                                      "a busy slice pushes back on the SMs' stores; 0: a write costs what a "
                                      "read of its sectors does, and leaves the SM at once", 0.0)
     dirty_limit_bytes: int = param("bytes of dirty data the L2 keeps (over all slices, an equal share each); a "
-                                   "write beyond it writes back the least recently used other dirty line of "
-                                   "its set, so long store streams reach DRAM during the kernel; 0: no "
-                                   "limit (dirty data is written back only when evicted)", 0)
+                                   "write beyond it writes back the slice's line dirtied longest ago (it "
+                                   "stays valid, clean), so long store streams reach DRAM during the kernel; "
+                                   "0: no limit (dirty data is written back only when evicted)", 0)
     atomic_request_cycles: float = param(
         "L2 cycles a slice spends on one atomic request without a result (RED: one lane per word of a sector)",
         1.0)
@@ -211,6 +211,10 @@ class L2Spec:
             raise ConfigError(f"{path}.write_beat_cycles: must be >= 0 (0: off), got {self.write_beat_cycles}")
         if self.dirty_limit_bytes < 0:
             raise ConfigError(f"{path}.dirty_limit_bytes: must be >= 0 (0: no limit), got {self.dirty_limit_bytes}")
+        if 0 < self.dirty_limit_bytes < self.slices * self.sector_bytes:
+            # each slice's share is whole sectors: a share of 0 would be no limit at all
+            raise ConfigError(f"{path}.dirty_limit_bytes: {self.dirty_limit_bytes} B is less than a "
+                              f"{self.sector_bytes} B sector for each of the {self.slices} slices (0: no limit)")
         _power_of_two(self, path, "line_bytes", "sector_bytes")
         if self.line_bytes != 128 or self.sector_bytes != 32:
             raise ConfigError(f"{path}.line_bytes/sector_bytes: expected 128/32, got "

@@ -67,6 +67,14 @@ def test_loop_unroll_factor_below_one_is_refused():
         load_gpu("h100").replace(loop_unroll_factor=0)
 
 
+def test_an_l2_dirty_limit_below_a_sector_per_slice_is_refused_not_taken_as_no_limit():
+    # the limit is split over the slices in whole sectors: 80 x 32 B is the least that is a limit at all
+    assert load_gpu("h100", {"memory.l2.dirty_limit_bytes": 80 * 32}).memory.l2.dirty_limit_bytes == 2560
+    with pytest.raises(ConfigError, match=r"memory\.l2\.dirty_limit_bytes: 2559 B is less than a 32 B sector for "
+                                          r"each of the 80 slices \(0: no limit\)"):
+        load_gpu("h100", {"memory.l2.dirty_limit_bytes": 2559})
+
+
 def test_a100_differs_from_h100_where_the_datasheets_do():
     """HARDWARE.md section 1: 108 SMs, 164 KB shared per SM, 192 KB L1+shared, FP64 every 4 cycles."""
     gpu = load_gpu("a100")
