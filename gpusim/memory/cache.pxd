@@ -45,5 +45,8 @@ cdef class SectoredCache:
     cpdef bint write(self, long long sector, bint allocate, list evicted=*)
 
     @cython.locals(n="Py_ssize_t", line="long long", stamp="long long", w="long long", d="long long",
-                   base="long long", k="long long")
+                   base="long long", k="long long", kept_line="long long", kept_stamp="long long")
     cdef void _clean_one(self, long long keep, list out)
+
+    @cython.locals(i="Py_ssize_t", line="long long", stamp="long long", w="long long")
+    cdef void _compact_order(self)

@@ -196,6 +196,8 @@ class SectoredCache:
                 if self.dirty_limit_sectors:
                     if not self.dirty[w]:                   # the line becomes dirty: note when
                         self.dirtied[w] = self.clock
+                        if len(self.dirty_order) - self.dirty_head > 4 * self.n_sets * self.ways:
+                            self._compact_order()           # more stale pairs than ways: drop them
                         self.dirty_order.append(line)
                         self.dirty_order.append(self.clock)
                     self.dirty[w] |= 1 << sub
@@ -211,15 +213,22 @@ class SectoredCache:
         """The dirty limit: write back the line dirtied longest ago, other than ``keep`` (its dirty sectors
         go to ``out``; the line stays valid, clean).  ``dirty_order`` lists (line, dirtied) pairs in the
         order lines became dirty; a pair whose line has since been evicted, cleaned or dirtied again is
-        stale and skipped."""
+        stale and skipped.  ``keep``'s own pair, when it comes first, goes back to the head: that line is
+        still the oldest dirty one for the next write past the limit."""
         order = self.dirty_order
         n = len(order)
+        kept_line = -1
+        kept_stamp = 0
         while self.dirty_head < n:
             line = order[self.dirty_head]
             stamp = order[self.dirty_head + 1]
             self.dirty_head += 2
             w = self._where(line)
-            if w < 0 or w == keep or self.dirtied[w] != stamp or not self.dirty[w]:
+            if w < 0 or self.dirtied[w] != stamp or not self.dirty[w]:
+                continue
+            if w == keep:
+                kept_line = line
+                kept_stamp = stamp
                 continue
             d = self.dirty[w]
             base = line * self.spl
@@ -231,9 +240,28 @@ class SectoredCache:
                         out.append(base + k)
             self.dirty[w] = 0
             break
+        if kept_line >= 0:                  # in the slot of the last pair taken: ahead of every pair left
+            self.dirty_head -= 2
+            order[self.dirty_head] = kept_line
+            order[self.dirty_head + 1] = kept_stamp
         if self.dirty_head > 4096 and self.dirty_head * 2 > n:
             del order[:self.dirty_head]
             self.dirty_head = 0
+
+    def _compact_order(self) -> None:
+        """Drop ``dirty_order``'s stale pairs (at most one pair a way is not stale): lines dirtied and then
+        evicted keep adding pairs while the limit is not reached, and only a write past it takes them off."""
+        order = self.dirty_order
+        live = array("q")
+        for i in range(self.dirty_head, len(order), 2):
+            line = order[i]
+            stamp = order[i + 1]
+            w = self.where.get(line, -1)
+            if w >= 0 and self.dirtied[w] == stamp and self.dirty[w]:
+                live.append(line)
+                live.append(stamp)
+        self.dirty_order = live
+        self.dirty_head = 0
 
     def dirty_sectors(self) -> list[int]:
         """Every dirty sector, set by set, least recently used line first."""

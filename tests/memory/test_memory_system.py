@@ -422,3 +422,30 @@ def test_a_store_stream_past_the_dirty_limit_reaches_dram_during_the_kernel(limi
     kept = limit or 655360                              # what may stay dirty at the end
     assert stored - kept - 8192 <= written <= stored - kept * 0.9
     assert (c["gpusim__l2_early_written_back_sectors.sum"] > 0) == bool(limit)
+
+
+def test_a_line_skipped_as_the_one_being_written_keeps_its_place_among_the_dirty():
+    from gpusim.memory.cache import SectoredCache
+    cache = SectoredCache(4 * 128, 4, 0, dirty_limit_sectors=4)     # one set of 4 lines, at most 4 sectors dirty
+    out: list[int] = []
+    cache.write(0, True, out)                           # line 0 dirtied first (1 sector)
+    for k in range(3):
+        cache.write(4 + k, True, out)                   # line 1: 3 sectors, 4 dirty in all
+    cache.write(1, True, out)                           # line 0 again, the oldest: line 1 goes back instead
+    assert out == [4, 5, 6] and cache.dirty_count == 2
+    for k in range(3):
+        cache.write(8 + k, True, out)                   # line 2: past the limit, line 0 (still the oldest) goes
+    assert out[3:] == [0, 1] and cache.dirty_count == 3
+    for k in range(4):
+        cache.write(12 + k, True, out)                  # line 3: then line 2
+        assert cache.dirty_count <= 4
+
+
+def test_the_dirty_order_stays_bounded_when_the_limit_is_never_reached():
+    from gpusim.memory.cache import SectoredCache
+    cache = SectoredCache(4 * 128, 4, 0, dirty_limit_sectors=16)    # 4 lines, never more than 16 sectors dirty
+    out: list[int] = []
+    for line in range(20000):                           # each line dirtied, then evicted by the next ones
+        cache.write(line * 4, True, out)
+    assert cache.early_written_back == 0 and len(out) == 20000 - 4
+    assert len(cache.dirty_order) - cache.dirty_head <= 8 * 4 * 2   # (line, stamp) pairs: a few per way
