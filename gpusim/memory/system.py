@@ -123,6 +123,9 @@ class MemorySystem:
         self._atom_word = l2_to_sm / l2.atomic_words_per_cycle
         self._atom_return_word = l2_to_sm / l2.atomic_return_words_per_cycle
         self.dram = (UnlimitedDram if unlimited_dram else DramController)(spec.dram, observer)
+        # a write-back waits only for a full write buffer: without one (0 entries: DRAM schedules the write
+        # when it arrives; unlimited DRAM) DRAM's answer is when the write ends, which no store waits for
+        self.write_back_waits = spec.dram.write_queue_entries > 0 and not unlimited_dram
         self.atomics_serialise = atomics_serialise
         self.latency_free_reads = latency_free_reads
         # what a read's crossbar trips lose with latency_free_reads (each way)
@@ -512,14 +515,14 @@ class MemorySystem:
 
     def _write_back(self, t, evicted) -> float:
         """Send dirty sectors to DRAM at cycle ``t``; the cycle the last is accepted (DRAM's write buffer may
-        be full: :class:`~gpusim.memory.dram.controller.DramChannel`)."""
+        be full: :class:`~gpusim.memory.dram.controller.DramChannel`; ``t`` where DRAM has none)."""
         arrival_ck = int(t * self._ck_per_core)
         last_ck = arrival_ck
         for s in evicted:
             ck = self.dram.access(arrival_ck, s * 32, True)
             if ck > last_ck:
                 last_ck = ck
-        if last_ck == arrival_ck:
+        if last_ck == arrival_ck or not self.write_back_waits:
             return t
         return last_ck * self._core_per_ck
 

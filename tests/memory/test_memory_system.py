@@ -402,14 +402,18 @@ def test_a_write_past_the_dirty_limit_writes_back_the_line_dirtied_longest_ago()
     assert out[4:] == [4, 5, 6, 7] and cache.dirty_count == 5
 
 
-def _stream_stores(gpu, n_bytes):
-    ms = MemorySystem(StandInGpu(gpu.memory, sm_count=4, clock_mhz=gpu.clock_mhz))
+def _stream_stores(gpu, n_bytes, **kw):
+    """Whole-line stores of ``n_bytes`` from 4 SMs, each issued when the previous one leaves the LSU: the
+    stores' ready cycles and the counters."""
+    ms = MemorySystem(StandInGpu(gpu.memory, sm_count=4, clock_mhz=gpu.clock_mhz), **kw)
     trace = make_trace([("global", LANES * 4 + base, {"is_store": True, "is_load": False})
                         for base in range(0, n_bytes, 128)])
-    now = 0
+    now, ready = 0, []
     for i, req in enumerate(prepare(ms, trace)):
-        now = max(now, ms.access(now, i % 4, req)[1] + now)
-    return ms.counters()
+        r, busy = ms.access(now, i % 4, req)
+        ready.append(r)
+        now += busy
+    return ready, ms.counters()
 
 
 @pytest.mark.parametrize("limit", [0, 327680])
@@ -417,7 +421,7 @@ def test_a_store_stream_past_the_dirty_limit_reaches_dram_during_the_kernel(limi
     # an L2 of 640 KiB (80 slices x 4 sets x 16 ways); 2 MiB of whole-line stores
     gpu = load_gpu("h100", {"memory.l2.size_bytes": 655360, "memory.l2.dirty_limit_bytes": limit})
     stored = 2 << 20
-    c = _stream_stores(gpu, stored)
+    _, c = _stream_stores(gpu, stored)
     written = c["dram__bytes_write.sum"]
     kept = limit or 655360                              # what may stay dirty at the end
     assert stored - kept - 8192 <= written <= stored - kept * 0.9
@@ -449,3 +453,17 @@ def test_the_dirty_order_stays_bounded_when_the_limit_is_never_reached():
         cache.write(line * 4, True, out)
     assert cache.early_written_back == 0 and len(out) == 20000 - 4
     assert len(cache.dirty_order) - cache.dirty_head <= 8 * 4 * 2   # (line, stamp) pairs: a few per way
+
+
+@pytest.mark.parametrize("dram", ["no write queue", "unlimited"])
+def test_a_store_waits_for_no_write_back_where_dram_has_no_write_buffer_to_fill(dram):
+    # write-backs go to DRAM (an L2 of 640 KiB keeping 1 sector a slice dirty, 1 MiB of stores), but the
+    # stores wait only where a full write buffer pushes back: not without one, not with unlimited DRAM
+    sets = {"memory.l2.size_bytes": 655360}
+    if dram == "no write queue":
+        sets["memory.dram.write_queue_entries"] = 0
+    free, _ = _stream_stores(load_gpu("h100", sets), 1 << 20, unlimited_dram=dram == "unlimited")
+    sets["memory.l2.dirty_limit_bytes"] = 80 * 32
+    limited, c = _stream_stores(load_gpu("h100", sets), 1 << 20, unlimited_dram=dram == "unlimited")
+    assert c["dram__bytes_write.sum"] > (1 << 20) - 80 * 128 * 2
+    assert limited == free
