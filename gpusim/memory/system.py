@@ -279,8 +279,14 @@ class MemorySystem:
         for sector in sectors:
             if self._l2(self.slice_of(sector)).warm(sector, ready, evicted):
                 self.warm_fetched += 1
-        for sector in dirty:
-            self._l2(self.slice_of(sector)).write(sector, True, evicted)
+        if len(dirty):
+            # what the dirty limit writes back early counts here too (warm_written_back), not as the slices'
+            early = [0 if c is None else c.early_written_back for c in self.l2]
+            for sector in dirty:
+                self._l2(self.slice_of(sector)).write(sector, True, evicted)
+            for k, c in enumerate(self.l2):
+                if c is not None:
+                    c.early_written_back = early[k]
         self.warm_written_back += len(evicted)
         if evicted and write_back:
             self._write_back(now, evicted)

@@ -467,3 +467,11 @@ def test_a_store_waits_for_no_write_back_where_dram_has_no_write_buffer_to_fill(
     limited, c = _stream_stores(load_gpu("h100", sets), 1 << 20, unlimited_dram=dram == "unlimited")
     assert c["dram__bytes_write.sum"] > (1 << 20) - 80 * 128 * 2
     assert limited == free
+
+
+def test_a_warming_past_the_dirty_limit_counts_its_write_backs_as_the_warmings_only():
+    ms = system(load_gpu("h100", {"memory.l2.size_bytes": 655360, "memory.l2.dirty_limit_bytes": 80 * 32 * 4}))
+    ms.warm(0, [], dirty=range(0, 1 << 15), write_back=False)    # 1 MiB written by blocks not timed
+    assert ms.warm_written_back > (1 << 15) - 80 * 4 * 2
+    c = ms.counters()
+    assert c["gpusim__l2_early_written_back_sectors.sum"] == 0 and c["dram__sectors_write.sum"] == 0
