@@ -2,8 +2,9 @@
 compiler was there at install time (``gpusim/compiled.py``), give the same cycles, counters, per-warp and
 per-PC stalls and the same observer event stream as when they run as plain Python (``GPUSIM_PURE_PYTHON=1``).
 The memory system (caches, crossbar, DRAM) is compiled too; besides the programs, a random request stream
-drives it alone, through every path the programs may miss (evictions of dirty lines, flushes, the
-what-ifs, warming, addresses above 2^47), and every answer and counter is compared.
+drives it alone, through every path the programs may miss (evictions of dirty lines, the L2's dirty limit and
+DRAM's write-buffer push-back, flushes, the what-ifs, warming, addresses above 2^47), and every answer and
+counter is compared.
 
 The model-identity test (``tests/integration/test_model_identity.py``) holds whichever path this process
 runs to the captured baseline; here the other path runs in a subprocess and every number is compared.
@@ -131,16 +132,19 @@ def _random_requests(rng: random.Random, n: int) -> list:
 
 
 def memory_fingerprint(gpu_name: str, what_if: dict) -> dict:
-    """Every answer of a MemorySystem with small caches (4 sets per L1 and L2 slice) to a random request
-    stream from 8 SMs, with warming and a flush half-way, and every counter and DRAM command after it."""
+    """Every answer of a MemorySystem with small caches (4 sets per L1 and L2 slice, h100's L2 keeping 16
+    sectors a slice dirty) to a random request stream from 8 SMs, with warming (some sectors dirty) and a flush
+    half-way, and every counter and DRAM command after it."""
     from gpusim.config import load_gpu
     from gpusim.memory.request import LaunchResources
     from gpusim.memory.system import MemorySystem
 
     gpu = load_gpu(gpu_name)
     mem = gpu.memory
+    size = mem.l2.slices * 4 * mem.l2.line_bytes * mem.l2.associativity
+    # h100's dirty limit, 16 sectors a slice, so that the stream's stores go past it
     mem = dataclasses.replace(mem, l2=dataclasses.replace(
-        mem.l2, size_bytes=mem.l2.slices * 4 * mem.l2.line_bytes * mem.l2.associativity))
+        mem.l2, size_bytes=size, dirty_limit_bytes=size // 16 if mem.l2.dirty_limit_bytes else 0))
     gpu = dataclasses.replace(gpu, memory=mem, sm=dataclasses.replace(gpu.sm, count=8))
     obs = _Digest()
     ms = MemorySystem(gpu, observer=obs, **what_if)
@@ -153,7 +157,8 @@ def memory_fingerprint(gpu_name: str, what_if: dict) -> dict:
         if i == len(reqs) // 2:
             ms.flush()
         if i % 500 == 250:
-            ms.warm(now, [0x7F00_0000_0000 // 32 + rng.randrange(1 << 16) for _ in range(64)])
+            ms.warm(now, [0x7F00_0000_0000 // 32 + rng.randrange(1 << 16) for _ in range(64)],
+                    dirty=[rng.randrange(1 << 16) for _ in range(64)], write_back=i % 1000 == 250)
         ready, busy = ms.access(now, rng.randrange(8), r)
         h.update(f"{int(ready)},{int(busy)};".encode())
         now += rng.choice((0, 0, 1, 2, 5))
