@@ -123,8 +123,9 @@ class DramChannel:
     batch is accepted (``access`` returns) no earlier than the ``j``-th of the previous batch's bursts ends,
     so a writer faster than the channel waits for it (the L2 holds a store whose write-back is not yet
     accepted); a write accepted while that batch still drains is scheduled from its acceptance (the channel
-    stays in write mode), so back-to-back batches keep the bus busy.  Without the queue (0) every write is scheduled when it arrives, among the reads.  Writes
-    still in the buffer when the launch ends are counted (``writes``) but never scheduled.
+    stays in write mode), so back-to-back batches keep the bus busy.  Without the queue (0) every write is
+    scheduled when it arrives, among the reads.  Writes still in the buffer when the launch ends are counted
+    (``writes``) but never scheduled.
     """
 
     __slots__ = ("t", "observer", "index", "policy_closed", "open_row", "bank_next_act", "bank_next_pre",
@@ -133,8 +134,8 @@ class DramChannel:
                  "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
                  "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group",
                  "nBL", "nCL", "nCWL", "nRTW", "nWTR_S", "nRCD", "nRCDW", "nRP", "nRAS", "nRC", "nRTP", "nWR",
-                 "nCCD_L", "nRRD_S", "nRRD_L", "nFAW", "nREFI", "nRFCpb", "write_queue_entries", "wq_bank", "wq_row", "wq_accepted",
-                 "wq_free")
+                 "nCCD_L", "nRRD_S", "nRRD_L", "nFAW", "nREFI", "nRFCpb", "write_queue_entries", "wq_bank", "wq_row",
+                 "wq_accepted", "wq_free")
 
     def __init__(self, timings: DramTimings, bank_groups: int, banks_per_group: int, row_policy: str = "open",
                  refresh_offset: int = 0, observer=None, index: int = 0, write_queue_entries: int = 0) -> None:
@@ -235,7 +236,8 @@ class DramChannel:
 
     def access(self, arrival: int, bank: int, row: int, is_write: bool) -> int:
         """Serve one burst arriving at CK ``arrival``; returns the CK its data transfer ends (for a write taken
-        into the write queue: ``arrival``, the CK it was accepted)."""
+        into the write queue: the CK it was accepted, ``arrival`` unless its entry still holds a write of the
+        batch draining)."""
         if is_write and self.write_queue_entries:
             self.writes += 1
             self.bank_writes[bank] += 1
@@ -382,7 +384,8 @@ class DramController:
                          for c in range(n)]
 
     def access(self, arrival_ck: int, address: int, is_write: bool = False) -> int:
-        """One 32 B burst at byte ``address`` arriving at CK ``arrival_ck``; returns the CK its data is done."""
+        """One 32 B burst at byte ``address`` arriving at CK ``arrival_ck``; returns the CK its data is done (a
+        write into the write queue: the CK it was accepted, :meth:`DramChannel.access`)."""
         ch, _bg, bank, row = self.mapping.map(address // self.burst_bytes)
         return self.channels[ch].access(arrival_ck, bank, row, is_write)
 
