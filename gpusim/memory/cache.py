@@ -223,7 +223,7 @@ class SectoredCache:
             line = order[self.dirty_head]
             stamp = order[self.dirty_head + 1]
             self.dirty_head += 2
-            w = self._where(line)
+            w = self.where.get(line, -1)    # not _where: the line being written stays the remembered one
             if w < 0 or self.dirtied[w] != stamp or not self.dirty[w]:
                 continue
             if w == keep:
