@@ -37,7 +37,7 @@ cdef class MemorySystem:
     cdef public long long inflight_waits, lrc_merged, lrc_limit, atom_free_limit, fabric_sectors, tex_sectors
     cdef public long long l2_reads, l2_writes, l2_atoms, atomic_serialised
     cdef public long long warm_fetched, warm_written_back
-    cdef public double inflight_wait_cycles, store_wb_wait
+    cdef public double inflight_wait_cycles, store_wb_accepted
     cdef public bint write_back_waits
     cdef public dict lrc, atom_free
     cdef public set _params_installed

@@ -174,7 +174,7 @@ class MemorySystem:
         self.atom_free: dict[int, int] = {}
         self.atom_free_limit = 1 << 16
         self.warm_fetched = self.warm_written_back = 0
-        self.store_wb_wait = 0.0             # the store being served: when DRAM took its lines' write-backs
+        self.store_wb_accepted = 0.0         # the store being served: the cycle DRAM took its write-backs
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
         self._params_installed: set[int] = set()
@@ -557,8 +557,8 @@ class MemorySystem:
             left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1)
         # accepted when its last line has left the SM, or, when a line's write-back had to wait for DRAM's
         # write buffer, when that was taken (the warp's stores are done only then: drain)
-        ready = max(t + 1, _ceil(left) + 1, _ceil(self.store_wb_wait))
-        self.store_wb_wait = 0.0
+        ready = max(t + 1, _ceil(left) + 1, _ceil(self.store_wb_accepted))
+        self.store_wb_accepted = 0.0
         if slot > t:
             return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes
@@ -606,8 +606,8 @@ class MemorySystem:
             accepted = self._write_back(start, evicted)
             if accepted > held_until:
                 held_until = accepted
-            if accepted > start and accepted > self.store_wb_wait:
-                self.store_wb_wait = accepted
+            if accepted > start and accepted > self.store_wb_accepted:
+                self.store_wb_accepted = accepted
         self._hold_line(sm, held_until)
         return m, t
 
