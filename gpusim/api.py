@@ -393,17 +393,24 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
                 emu.max_lanes = STREAM_LANES
             stream = emu.stream(k.name, grid, block, list(args), progress=emulation_progress, **launch_args)
             res.timing = simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
-                                  progress=progress, observer=observer, sample=sample)
+                                  progress=progress, observer=observer, sample=sample,
+                                  time_next=sample in ("auto", True))
+            replay, res.timing._time_replay = res.timing._time_replay, None
             if sample in ("auto", True) and res.timing.sampling is not None and not res.timing.sampling.trusted:
                 def again(how):
-                    # the launch again from its inputs, timed ``how``
-                    nonlocal stream
-                    stream = Emulator(module, budget=budget, fmad=fmad, max_lanes=emu.max_lanes).stream(
-                        k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs],
-                        progress=emulation_progress, **launch_args)
-                    return simulate(stream, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
+                    # the launch timed ``how``: in time from the records the first sample kept, else run
+                    # again from its inputs
+                    nonlocal stream, replay
+                    if how == "time" and replay is not None:
+                        source, replay = replay, None
+                    else:
+                        source = stream = Emulator(module, budget=budget, fmad=fmad, max_lanes=emu.max_lanes).stream(
+                            k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs],
+                            progress=emulation_progress, **launch_args)
+                    return simulate(source, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread,
                                     progress=progress, observer=observer, sample=how)
                 res.timing = _better_sample(res.timing, again, keep=sample is True)
+            replay = None
             out = stream.finish()
             res._record_again = lambda: Emulator(module, budget=budget, fmad=fmad).launch(
                 k.name, grid, block, [a.copy() if isinstance(a, np.ndarray) else a for a in inputs], record=True,

@@ -111,7 +111,7 @@ def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = N
 
 def simulate(trace, gpu="h100", *, scheduler: str | None = None,
              regs_per_thread: int | None = None, memory=None, observer: TimingObserver | None = None,
-             progress=None, ideal: Idealization | None = None, sample=False) -> TimingResult:
+             progress=None, ideal: Idealization | None = None, sample=False, time_next: bool = False) -> TimingResult:
     """Time ``trace`` on ``gpu`` (a :class:`GpuConfig` or a preset name).
 
     ``trace``: a whole :class:`KernelTrace`, or a :class:`~gpusim.functional.stream.LaunchStream` whose
@@ -131,7 +131,8 @@ def simulate(trace, gpu="h100", *, scheduler: str | None = None,
     few waves is timed in full, and ``sampling_declined`` says why), or ``"auto"`` (sampled on a few SMs when
     the launch is large, :func:`gpusim.timing.sampling.should_sample`, judged on its first batch of blocks;
     never with ``ideal``; :func:`gpusim.run` goes on to the time layout, then to full detail, when the
-    sample's bound is too wide).
+    sample's bound is too wide).  ``time_next``: that caller's promise to time a stream in time next when
+    the few SMs' bound is too wide (the sample keeps the records for it, :class:`sampling.KeptForTime`).
     """
     from gpusim.timing import sampling
     gpu = load_gpu(gpu)
@@ -161,7 +162,7 @@ def simulate(trace, gpu="h100", *, scheduler: str | None = None,
         declined = sampling.time_declined(first, gpu, regs_per_thread)
     elif sample not in (False, None, "auto"):
         sms = sampling.DEFAULT_SMS if sample is True else int(sample)
-        return sampling.simulate_sampled(trace, gpu, sms=sms, first=first, reason=reason, **kw)
+        return sampling.simulate_sampled(trace, gpu, sms=sms, first=first, reason=reason, time_next=time_next, **kw)
     rest = iter(()) if isinstance(trace, KernelTrace) else trace.chunks(FULL)
     with _collector_paused():
         model = _build(first, rest, gpu, ideal=ideal, **kw)

@@ -56,6 +56,8 @@ class TimingResult:
     _trace: object = field(repr=False, default=None)         # the trace as timed, when the model held it whole
     _passes: object = field(repr=False, default=None)        # recorded trace -> the trace as timed
     _trace_again: object = field(repr=False, default=None)   # () -> the recorded trace, for a streamed launch
+    _time_replay: object = field(repr=False, default=None)   # a sample on a few SMs: the launch's records kept
+                                                             # for a sample in time (sampling.KeptForTime)
 
     @property
     def trace(self):

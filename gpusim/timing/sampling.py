@@ -408,7 +408,153 @@ def _items(source, first_chunk, spans, grid_sub, dirty: bool = False):
             nxt = min(lo for lo, hi in spans if lo >= b1)
             source.run_ahead(SECTORS, nxt - source.blocks_per_batch + 1 - b0)
         rec = source.next_batch(FULL if timed else SECTORS)
-        yield from _cut(rec.trace if timed else rec.sectors, spans, offsets, grid_sub, dirty)
+        # a batch asked for at SECTORS may come recorded in full (KeptForTime: a sample in time times it);
+        # its warming is then found in its trace's rows, the same sectors
+        yield from _cut(rec.trace if rec.trace is not None else rec.sectors, spans, offsets, grid_sub, dirty)
+
+
+# -- a sample in time after a sample on a few SMs, from one emulation -------------------------------------
+# What KeptForTime holds at most (trace chunks and sector lists); past it the records are dropped and the
+# sample in time runs the emulator again.
+TIME_KEEP_MAX_BYTES = 1 << 30
+
+
+def _record_bytes(rec) -> int:
+    """Bytes of a batch record's arrays (its trace chunk or its sector lists)."""
+    from dataclasses import fields
+    return sum(getattr(obj, f.name).nbytes for obj in (rec.trace, rec.sectors) if obj is not None
+               for f in fields(obj) if isinstance(getattr(obj, f.name), np.ndarray))
+
+
+def _overlaps(b0: int, b1: int, spans) -> bool:
+    return any(lo < b1 and b0 < hi for lo, hi in spans)
+
+
+class KeptForTime:
+    """A launch stream as the sample on a few SMs (:func:`simulate_sampled`) runs it, keeping on the side each
+    batch's record as a sample in time (:func:`simulate_time_sampled`, ``spans``: its :func:`time_spans`)
+    would have it, so that the automatic choice (:func:`gpusim.api._better_sample`) can time the launch in
+    time from them (:meth:`replay`) instead of running the emulator over the whole launch again.
+
+    The two samples cut the launch into the same batches (both record every batch up to their last timed
+    block, and a batch's size depends on the rows recorded so far, not on the level); each batch is recorded
+    in full where either times one of its blocks, else its sectors only (a block's warming is the same
+    sectors from either record), and run ahead only where neither times a block.  The sample on a few SMs
+    stops at its last strip; :meth:`keep_rest` records the rest of the launch as the sample in time would,
+    called only once the few SMs' bound is sure to be too wide (its parts other than the signature already
+    exceed :data:`AUTO_MAX_BOUND_PCT`): otherwise the records are dropped and the rest runs unrecorded, as
+    before.  At most ``max_bytes`` are kept (the windows in time hold whole waves' trace chunks); past that
+    the records are dropped and the sample in time emulates the launch again.
+    """
+
+    def __init__(self, stream, first: KernelTrace, spans, max_bytes: int | None = None) -> None:
+        from gpusim.functional.recorder import BatchRecord
+        self._stream = stream
+        self.spans = spans
+        self.max_bytes = int(TIME_KEEP_MAX_BYTES if max_bytes is None else max_bytes)
+        self._kept = [BatchRecord(0, first.n_warps // first.warps_per_block, FULL, trace=first)]
+        self._bytes = _record_bytes(self._kept[0])
+        self._whole = False                 # every batch of the launch kept
+        self._blocks_per_batch = None
+
+    def __getattr__(self, name):            # the stream's static facts and state (n_blocks, done, next_block)
+        return getattr(self._stream, name)
+
+    @property
+    def blocks_per_batch(self) -> int:
+        return self._stream.blocks_per_batch
+
+    @blocks_per_batch.setter
+    def blocks_per_batch(self, n: int) -> None:
+        self._stream.blocks_per_batch = n
+
+    def _time_full(self, b0: int) -> bool:
+        """Whether the sample in time records the batch from ``b0`` in full (as :func:`_items` decides)."""
+        s = self._stream
+        return _overlaps(b0, min(b0 + s.blocks_per_batch, s.n_blocks), self.spans)
+
+    def next_batch(self, level=FULL):
+        s = self._stream
+        if self._kept is None:
+            return s.next_batch(level)
+        rec = s.next_batch(FULL if self._time_full(s.next_block) else level)
+        if rec is not None:
+            self._bytes += _record_bytes(rec)
+            if self._bytes > self.max_bytes:
+                self.drop()
+            else:
+                self._kept.append(rec)
+        return rec
+
+    def run_ahead(self, level: str, n_blocks: int) -> int:
+        s = self._stream
+        if self._kept is not None:
+            b0, bpb = s.next_block, s.blocks_per_batch
+            if self._time_full(b0):
+                return 0
+            nxt = min((lo for lo, hi in self.spans if lo >= min(b0 + bpb, s.n_blocks)), default=s.n_blocks)
+            n_blocks = min(int(n_blocks), nxt - bpb + 1 - b0)
+        return s.run_ahead(level, n_blocks)
+
+    def keep_rest(self) -> None:
+        """Record the batches after the last strip as the sample in time records them (see the class)."""
+        s = self._stream
+        self._blocks_per_batch = s.blocks_per_batch
+        while self._kept is not None and not s.done:
+            if not self._time_full(s.next_block):
+                self.run_ahead(SECTORS, s.n_blocks)
+            self.next_batch(SECTORS)
+        self._whole = self._kept is not None
+
+    def drop(self) -> None:
+        self._kept = None
+
+    def finish(self):
+        return self._stream.finish()
+
+    def replay(self):
+        """The kept records as a launch stream for :func:`simulate_time_sampled` (None when not all kept);
+        hands them over (kept no more here)."""
+        if not self._whole:
+            return None
+        out = _Replay(self._kept, self._stream, self._blocks_per_batch)
+        self._kept, self._whole = None, False
+        return out
+
+
+class _Replay:
+    """The records :class:`KeptForTime` kept, handed out again in order as a launch stream whose emulator has
+    already run (``finish``: the launch's outputs and statistics)."""
+
+    def __init__(self, records, stream, blocks_per_batch: int) -> None:
+        from collections import deque
+        self._records = deque(records)
+        self._stream = stream
+        self.n_blocks, self.kernel = stream.n_blocks, stream.kernel
+        self.blocks_per_batch = blocks_per_batch
+
+    @property
+    def done(self) -> bool:
+        return not self._records
+
+    @property
+    def next_block(self) -> int:
+        return self._records[0].first_block if self._records else self.n_blocks
+
+    def run_ahead(self, level: str, n_blocks: int) -> int:
+        return 0
+
+    def next_batch(self, level=FULL):
+        if not self._records:
+            return None
+        rec = self._records.popleft()
+        if level == FULL and rec.trace is None:
+            raise RuntimeError(f"blocks {rec.first_block}.. were kept at {rec.level}, not in full: the sample in "
+                               f"time and KeptForTime cut the launch differently")
+        return rec
+
+    def finish(self):
+        return self._stream.finish()
 
 
 # -- the estimate -----------------------------------------------------------------------------------------
@@ -479,10 +625,14 @@ def extrapolate(res, info: SampleInfo, full_gpu, launch_stats, occupancy, cycles
 
 
 def simulate_sampled(source, gpu="h100", *, sms: int = DEFAULT_SMS, layout: str = "strips",
-                     strips: int = DEFAULT_STRIPS, first: KernelTrace | None = None, reason: str = "--sample", **simulate_kw):
+                     strips: int = DEFAULT_STRIPS, first: KernelTrace | None = None, reason: str = "--sample",
+                     time_next: bool = False, **simulate_kw):
     """Time ``source`` (a whole :class:`KernelTrace` or a :class:`~gpusim.functional.stream.LaunchStream`)
     sampled on ``sms`` SMs of ``gpu`` (see the module docstring).  ``first``: the stream's first chunk when
-    the caller has already run it.  ``simulate_kw``: as :func:`gpusim.timing.simulate` (scheduler,
+    the caller has already run it.  ``time_next``: the caller times the launch in time next when the bound is
+    too wide (:func:`gpusim.api._better_sample`): a stream's records are kept for that
+    (:class:`KeptForTime`; the result's ``_time_replay``, a stream for :func:`simulate_time_sampled`, or
+    None).  ``simulate_kw``: as :func:`gpusim.timing.simulate` (scheduler,
     regs_per_thread, memory, observer, progress).  Returns a :class:`~gpusim.timing.result.TimingResult` for
     the whole launch, with ``sampling`` (:class:`SampleInfo`); a stream is run to its end (its outputs)."""
     from gpusim.timing import _build, _collect, _occupancy, _regs
@@ -500,11 +650,27 @@ def simulate_sampled(source, gpu="h100", *, sms: int = DEFAULT_SMS, layout: str 
         raise ValueError(f"sample layout must be 'sm' or 'strips', not {layout!r}")
     cfg, rounding = reduced_gpu(full_gpu, sms)
     grid_sub = (n_sub, 1, 1)
+    kept = None
+    if time_next and layout == "strips" and not isinstance(source, KernelTrace):
+        wave = wave_blocks(first, full_gpu, simulate_kw.get("regs_per_thread"))
+        t_spans = time_spans(n_blocks, wave, TIME_WAVES, time_windows(n_blocks, wave, TIME_WAVES))
+        if n_blocks >= AUTO_TIME_MIN_WAVES * wave and t_spans is not None:
+            source = kept = KeptForTime(source, first, t_spans)
     items = _items(source, first, spans, grid_sub)
     head = next(i for i in items if isinstance(i, KernelTrace))     # block 0 is timed: no warming before it
     model = _build(head, items, cfg, **simulate_kw)
     cycles = model.run()
     res = _collect(model, cfg, cycles)
+    waiting = sum(res.stalls.get(r, 0) for r in ("long_scoreboard", "lg_throttle", "drain"))
+    memory_stall_pct = 100.0 * waiting / max(1, sum(res.stalls.values()))
+    if kept is not None:
+        # the bound without its signature part (known only once the whole launch has run) is already too
+        # wide: the sample in time follows, so the rest of the launch is recorded for it
+        least, _ = error_bound_pct(1.0, rounding, res.per_sm["cycles_active"], memory_stall_pct)
+        if least > AUTO_MAX_BOUND_PCT:
+            kept.keep_rest()
+        else:
+            kept.drop()
     w_all, stats = _launch_totals(source)
     # The signature compares the emulator's counts; the ptxas-like passes (merged vector accesses) issue
     # fewer: the launch's count as timed is the emulator's scaled by the timed blocks' merged fraction.
@@ -512,8 +678,6 @@ def simulate_sampled(source, gpu="h100", *, sms: int = DEFAULT_SMS, layout: str 
     w_timed = model.feed.warp_instructions
     ratio = (w_all / n_blocks) / max(1e-9, w_recorded / n_sub)
     w_all = round(w_all * w_timed / max(1, w_recorded))
-    waiting = sum(res.stalls.get(r, 0) for r in ("long_scoreboard", "lg_throttle", "drain"))
-    memory_stall_pct = 100.0 * waiting / max(1, sum(res.stalls.values()))
     bound, parts = error_bound_pct(ratio, rounding, res.per_sm["cycles_active"], memory_stall_pct)
     info = SampleInfo(sms=sms, of_sms=n_sm, spans=spans, blocks_timed=n_sub, n_blocks=n_blocks,
                       warp_instructions_timed=int(w_timed), warp_instructions=int(w_all), signature_ratio=ratio,
@@ -521,7 +685,9 @@ def simulate_sampled(source, gpu="h100", *, sms: int = DEFAULT_SMS, layout: str 
                       warmed_sectors=model.feed.warmed_sectors, memory_stall_pct=memory_stall_pct,
                       layout=layout, sm_ids=sampled_sms(n_sm, sms) if layout == "sm" else [])
     regs, _ = _regs(first, simulate_kw.get("regs_per_thread"))
-    return extrapolate(res, info, full_gpu, stats, _occupancy(first, full_gpu, regs))
+    res = extrapolate(res, info, full_gpu, stats, _occupancy(first, full_gpu, regs))
+    res._time_replay = None if kept is None else kept.replay()
+    return res
 
 
 def _start(source, gpu, first, simulate_kw):

@@ -114,3 +114,50 @@ def test_a_whole_trace_samples_in_time_like_its_stream():
     b = simulate(stream("reduce_warp_shuffle", "default"), SMALL, sample="time")
     assert a.sampling.spans == b.sampling.spans and a.cycles == b.cycles
     assert a.counters["dram__bytes_read.sum"] == b.counters["dram__bytes_read.sum"]
+
+
+def test_the_automatic_choice_times_in_time_from_the_records_the_few_sms_kept_with_the_same_numbers(monkeypatch):
+    # the sample on 4 SMs keeps each batch's record as the sample in time records it (sampling.KeptForTime),
+    # so the launch is emulated once; with nothing kept (a limit of 0 bytes) it is emulated again: the same
+    # estimate either way
+    from gpusim.timing import sampling
+    monkeypatch.setattr(sampling, "AUTO_MIN_WARP_INSTRUCTIONS", 1)
+    gpu = load_gpu("h100", overrides={"sm.count": 32})          # transpose_smem default: 16 waves of 64
+    emulated = []
+    real_stream = gpusim.api.Emulator.stream
+
+    def counted(self, *a, **k):
+        emulated.append(a[0])
+        return real_stream(self, *a, **k)
+    monkeypatch.setattr(gpusim.api.Emulator, "stream", counted)
+    kept = gpusim.run("transpose_smem", size="default", mode="timing", gpu=gpu, sample=True)
+    assert len(emulated) == 1 and kept.timing.sampling.layout == "time"
+    monkeypatch.setattr(sampling, "TIME_KEEP_MAX_BYTES", 0)
+    again = gpusim.run("transpose_smem", size="default", mode="timing", gpu=gpu, sample=True)
+    assert len(emulated) == 3
+    a, b = kept.timing, again.timing
+    assert (a.cycles, a.counters, a.stalls, a.stalls_by_pc) == (b.cycles, b.counters, b.stalls, b.stalls_by_pc)
+    assert a.sampling == b.sampling
+    np.testing.assert_array_equal(kept.args[1], again.args[1])
+
+
+@pytest.mark.parametrize("name", ["transpose_smem", "histogram_smem"])
+def test_a_batch_warms_the_same_sectors_from_its_full_record_as_from_its_sectors(name):
+    # KeptForTime may hand a batch recorded in full where a sample asked for its sectors only
+    from gpusim.functional.recorder import FULL, SECTORS
+    from gpusim.timing.feed import Warming
+    from gpusim.timing.sampling import _cut
+    recs = []
+    for level in (FULL, SECTORS):
+        s = stream(name, "default")
+        s.next_batch(FULL)
+        recs.append(s.next_batch(level))
+    full, sectors = recs
+    assert (full.first_block, full.n_blocks) == (sectors.first_block, sectors.n_blocks)
+    lo, hi = full.first_block, full.first_block + full.n_blocks
+    spans = [(hi + 1, hi + 2)]                   # a timed block after the batch: all of it warms
+    for dirty in (False, True):
+        a, b = (list(_cut(r, spans, [0], (1, 1, 1), dirty)) for r in (full.trace, sectors.sectors))
+        assert len(a) == len(b) == 1 and all(isinstance(w, Warming) for w in a + b)
+        assert a[0].sectors == b[0].sectors and a[0].options == b[0].options
+        assert a[0].sectors
