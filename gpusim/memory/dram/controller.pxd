@@ -6,13 +6,14 @@ from gpusim.memory.dram.mapping cimport AddressMapping
 cdef long long _PRUNE_SLOTS, _RECENT
 
 
-@cython.locals(lo="Py_ssize_t", hi="Py_ssize_t", mid="Py_ssize_t", x="long long")
-cdef Py_ssize_t _after(list times, long long t)
+@cython.locals(lo="Py_ssize_t", hi="Py_ssize_t", mid="Py_ssize_t")
+cdef Py_ssize_t _after(long long[:] times, Py_ssize_t base, Py_ssize_t n, long long t)
 
-@cython.locals(i="Py_ssize_t", n="Py_ssize_t", x="long long")
-cdef long long _spaced(list times, long long t, long long gap)
+@cython.locals(i="Py_ssize_t", x="long long")
+cdef long long _spaced(long long[:] times, Py_ssize_t base, Py_ssize_t n, long long t, long long gap)
 
-cdef void _remember(list times, long long t)
+@cython.locals(base="Py_ssize_t", n="Py_ssize_t", p="Py_ssize_t", i="Py_ssize_t")
+cdef void _remember(long long[:] times, long long[:] counts, Py_ssize_t k, long long t)
 
 
 @cython.final
@@ -24,7 +25,7 @@ cdef class DramChannel:
     cdef public long long nCCD_L, nRRD_S, nRRD_L, nFAW, nREFI, nRFCpb
     cdef public long long[:] open_row, bank_next_act, bank_next_pre, bank_col_ready, bank_epoch
     cdef public long long[:] bank_reads, bank_writes, bank_hits, bank_misses, bank_conflicts
-    cdef public list acts, bg_acts, bg_cols
+    cdef public long long[:] acts, bg_acts, bg_cols, acts_n, bg_acts_n, bg_cols_n
     cdef public long long last_read_col, last_write_end
     cdef public dict bus
     cdef public long long reads, writes, row_hits, row_misses, row_conflicts, busy_ck
@@ -34,18 +35,18 @@ cdef class DramChannel:
     @cython.locals(phase="long long")
     cdef long long _outside_refresh(self, long long t, long long bank)
 
-    @cython.locals(bus=dict, free="long long", taken="long long")
+    @cython.locals(bus=dict, free="long long", taken="long long", nxt=object)
     cdef long long _free_slot(self, long long slot)
 
     @cython.locals(bus=dict, horizon="long long")
     cdef void _claim(self, long long slot)
 
-    @cython.locals(acts=list, bg_acts=list, t0="long long", p="Py_ssize_t", k="Py_ssize_t", first="long long",
-                   fifth="long long")
+    @cython.locals(acts="long long[:]", n="Py_ssize_t", t0="long long", p="Py_ssize_t", k="Py_ssize_t",
+                   first="long long", fifth="long long")
     cdef long long _act_slot(self, long long t, long long bg, long long bank)
 
     @cython.locals(bg="long long", epoch="long long", open_row="long long", col="long long", act="long long",
-                   pre="long long", cas="long long", slot_ck="long long", bg_cols=list, slot="long long",
+                   pre="long long", cas="long long", slot_ck="long long", slot="long long",
                    spaced="long long", data_start="long long", data_end="long long")
     cdef long long _serve(self, long long arrival, long long bank, long long row, bint is_write, bint count)
 

@@ -59,28 +59,31 @@ _event = tuple.__new__          # _event(DramCommand, (...)) is DramCommand(...)
 _PRUNE_SLOTS = 1 << 17
 
 
-_RECENT = 16
+_RECENT = 16      # recent ACT / column-command cycles kept per spacing rule
 
 
-def _after(times: list[int], t: int) -> int:
-    """The index of the first cycle later than ``t`` in sorted ``times`` (``bisect_right``, written out so
-    that the compiled build compares C integers instead of calling into Python per comparison)."""
-    lo, hi = 0, len(times)
+# The recent cycles a spacing rule looks at are kept as sorted runs of at most _RECENT in a flat array of C
+# integers (run k: ``times[k * _RECENT:]``, ``counts[k]`` long), so that the compiled build compares and moves
+# C integers rather than the Python ints of a list (measured: the lists' insert/del and conversions were 20%
+# of a DRAM-bound kernel's time).
+def _after(times, base: int, n: int, t: int) -> int:
+    """The index (counted from ``base``) of the first cycle later than ``t`` in the sorted
+    ``times[base:base + n]`` (``bisect_right``)."""
+    lo, hi = base, base + n
     while lo < hi:
         mid = (lo + hi) // 2
-        x = times[mid]
-        if t < x:
+        if t < times[mid]:
             hi = mid
         else:
             lo = mid + 1
-    return lo
+    return lo - base
 
 
-def _spaced(times: list[int], t: int, gap: int) -> int:
-    """Earliest t' >= t at least ``gap`` away from every cycle in sorted ``times``."""
+def _spaced(times, base: int, n: int, t: int, gap: int) -> int:
+    """Earliest t' >= t at least ``gap`` away from every cycle in the sorted ``times[base:base + n]``."""
     # Cycles at or before t - gap cannot push t (it only grows), and once one is at or after t + gap so
     # are the rest: only the window between needs looking at.
-    for i in range(_after(times, t - gap), len(times)):
+    for i in range(base + _after(times, base, n, t - gap), base + n):
         x = times[i]
         if x - gap >= t:
             break
@@ -89,10 +92,25 @@ def _spaced(times: list[int], t: int, gap: int) -> int:
     return t
 
 
-def _remember(times: list[int], t: int) -> None:
-    times.insert(_after(times, t), t)
-    if len(times) > _RECENT:
-        del times[0]     # the oldest can no longer constrain a nondecreasing caller
+def _remember(times, counts, k: int, t: int) -> None:
+    """Put ``t`` in order into run ``k``; past :data:`_RECENT` cycles the oldest goes (``t`` itself when it
+    is the oldest): it can no longer constrain a nondecreasing caller."""
+    base = k * _RECENT
+    n = counts[k]
+    p = base + _after(times, base, n, t)
+    if n < _RECENT:
+        i = base + n
+        while i > p:
+            times[i] = times[i - 1]
+            i -= 1
+        times[p] = t
+        counts[k] = n + 1
+    elif p > base:
+        i = base
+        while i < p - 1:
+            times[i] = times[i + 1]
+            i += 1
+        times[p - 1] = t
 
 
 class DramChannel:
@@ -129,7 +147,8 @@ class DramChannel:
     """
 
     __slots__ = ("t", "observer", "index", "policy_closed", "open_row", "bank_next_act", "bank_next_pre",
-                 "bank_col_ready", "bank_epoch", "acts", "bg_acts", "bg_cols", "last_read_col",
+                 "bank_col_ready", "bank_epoch", "acts", "bg_acts", "bg_cols", "acts_n", "bg_acts_n", "bg_cols_n",
+                 "last_read_col",
                  "last_write_end", "slot_ck", "bus", "bus_max_slot", "refresh_offset", "n_banks",
                  "reads", "writes", "row_hits", "row_misses", "row_conflicts", "busy_ck",
                  "bank_reads", "bank_writes", "bank_hits", "bank_misses", "bank_conflicts", "banks_per_group",
@@ -161,10 +180,14 @@ class DramChannel:
         self.bank_next_pre = array("q", [0]) * n
         self.bank_col_ready = array("q", [0]) * n
         self.bank_epoch = array("q", [0]) * n
-        # recent ACT and column-command cycles (sorted, bounded) for the spacing rules
-        self.acts: list[int] = []
-        self.bg_acts: list[list[int]] = [[] for _ in range(bank_groups)]
-        self.bg_cols: list[list[int]] = [[] for _ in range(bank_groups)]
+        # recent ACT and column-command cycles (sorted runs of at most _RECENT, see _remember) for the
+        # spacing rules: the channel's ACTs, and each bank group's ACTs and column commands
+        self.acts = array("q", [0]) * _RECENT
+        self.acts_n = array("q", [0])
+        self.bg_acts = array("q", [0]) * (bank_groups * _RECENT)
+        self.bg_acts_n = array("q", [0]) * bank_groups
+        self.bg_cols = array("q", [0]) * (bank_groups * _RECENT)
+        self.bg_cols_n = array("q", [0]) * bank_groups
         self.last_read_col = -(1 << 30)
         self.last_write_end = -(1 << 30)
         self.slot_ck = max(timings.nBL, timings.nCCD_S)
@@ -193,8 +216,10 @@ class DramChannel:
         """The first free data-bus slot at or after ``slot`` (path-compressed walk over taken slots)."""
         bus = self.bus
         free = slot
-        while free in bus:
-            free = bus[free]
+        nxt = bus.get(free)             # one lookup a step (not `in` and then [])
+        while nxt is not None:
+            free = nxt
+            nxt = bus.get(free)
         while slot != free:           # point every slot walked over at the free one
             taken = slot
             slot = bus[taken]
@@ -214,15 +239,16 @@ class DramChannel:
     def _act_slot(self, t: int, bg: int, bank: int) -> int:
         """Earliest ACT cycle >= t that keeps nRRD_L (same bank group), nRRD_S and nFAW with every recent
         ACT, earlier *or later* (so a ready bank may activate in a gap before an ACT already planned)."""
-        acts, bg_acts = self.acts, self.bg_acts[bg]
+        acts = self.acts
+        n = self.acts_n[0]
         for _ in range(64):
             t0 = t
-            t = _spaced(bg_acts, t, self.nRRD_L)
-            t = _spaced(acts, t, self.nRRD_S)
+            t = _spaced(self.bg_acts, bg * _RECENT, self.bg_acts_n[bg], t, self.nRRD_L)
+            t = _spaced(acts, 0, n, t, self.nRRD_S)
             t = self._outside_refresh(t, bank)
             # nFAW: every five consecutive ACTs of ``acts`` with t inserted at p span at least nFAW
-            p = _after(acts, t - 1)        # the first ACT at or after t (cycles are integers)
-            for k in range(max(0, p - 4), min(p + 1, len(acts) - 3)):
+            p = _after(acts, 0, n, t - 1)        # the first ACT at or after t (cycles are integers)
+            for k in range(max(0, p - 4), min(p + 1, n - 3)):
                 first = acts[k] if k < p else t
                 fifth = t if k + 4 == p else acts[k + 3]
                 if fifth - first < self.nFAW:
@@ -230,8 +256,8 @@ class DramChannel:
                     break
             if t == t0:
                 break
-        _remember(acts, t)
-        _remember(bg_acts, t)
+        _remember(acts, self.acts_n, 0, t)
+        _remember(self.bg_acts, self.bg_acts_n, bg, t)
         return t
 
     def access(self, arrival: int, bank: int, row: int, is_write: bool) -> int:
@@ -309,17 +335,16 @@ class DramChannel:
             col = max(col, self.last_write_end + self.nWTR_S)
             cas = self.nCL
         slot_ck = self.slot_ck
-        bg_cols = self.bg_cols[bg]
         slot = -(-(col + cas) // slot_ck)
         while True:
             slot = self._free_slot(slot)
             col = slot * slot_ck - cas
-            spaced = _spaced(bg_cols, col, self.nCCD_L)
+            spaced = _spaced(self.bg_cols, bg * _RECENT, self.bg_cols_n[bg], col, self.nCCD_L)
             if spaced == col:
                 break
             slot = -(-(spaced + cas) // slot_ck)
         self._claim(slot)
-        _remember(bg_cols, col)
+        _remember(self.bg_cols, self.bg_cols_n, bg, col)
         data_start = slot * slot_ck
         data_end = data_start + self.nBL
         if is_write:
