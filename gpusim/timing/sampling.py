@@ -84,7 +84,8 @@ tail window measured 1.11 (an estimate -33% off, bound 0.6%), with clean warming
 3.66.  A launch of fewer than :data:`TIME_MIN_WAVES` full waves cannot be sampled in time (it is timed in
 full, and ``sampling_declined`` says why).  It costs whole waves, so it saves at most ``waves / timed
 waves``: it is the automatic choice (``gpusim.run``, :func:`gpusim.api._better_sample`) only for launches of
-:data:`AUTO_TIME_MIN_WAVES` or more full waves whose sample on a few SMs has too wide a bound.
+:data:`AUTO_TIME_MIN_WAVES` or more full waves whose sample on a few SMs has too wide a bound.  It is then
+timed from the records the sample on a few SMs kept (:class:`KeptForTime`), so the launch is emulated once.
 """
 from __future__ import annotations
 
