@@ -75,6 +75,16 @@ def main(*, doc: str, name: str, script: str, cases, make_buffers, launch_case, 
     return rec
 
 
+def launch_us(cp, fn, grid: tuple, block: tuple, args: tuple) -> float:
+    """Microseconds one launch of ``fn`` takes, from CUDA events recorded around it."""
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    fn(grid, block, args)
+    stop.record()
+    stop.synchronize()
+    return float(cp.cuda.get_elapsed_time(start, stop)) * 1000.0
+
+
 def clock_section(mod, cp, cases: list[dict], make_buffers, launch_case, requests_of) -> list[dict]:
     """Each case launched once to warm up, then 5 times: its loop cycles (``launch_case``'s answer), their
     median, and ``cycles_per_request`` = median / ``requests_of(case)``."""

@@ -29,7 +29,8 @@ import onecall  # the ncu section, the command line, the provenance
 CUBIN = "l2cap.cubin built from l2cap.cu (nvcc 13.0 -cubin -arch=sm_90 -O3)"
 NCU_METRICS = ["gpc__cycles_elapsed.max", "dram__bytes_read.sum", "dram__bytes_write.sum",
                "lts__t_sectors_op_read.sum", "lts__t_sector_hit_rate.pct", "lts__t_sectors_srcunit_ltcfabric.sum",
-               "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"]
+               "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",
+               "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum"]
 SIZES_MB = (8, 16, 24, 32, 40, 48, 64)
 SHIFTS = (0, 1, 528)
 MAX_MB = max(SIZES_MB)
@@ -48,12 +49,8 @@ def make_buffers(cp) -> dict:
 def launch_case(mod, cp, case: dict, bufs: dict) -> float:
     fn = mod.get_function(case["kernel"])
     n = np.int64(case["mb"] * 1024 * 1024 // 4)
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    fn((case["blocks"],), (case["threads"],), (n, bufs["a"], bufs["out"], np.int32(case["shift"])))
-    stop.record()
-    stop.synchronize()
-    return float(cp.cuda.get_elapsed_time(start, stop)) * 1000.0       # microseconds
+    args = (n, bufs["a"], bufs["out"], np.int32(case["shift"]))
+    return onecall.launch_us(cp, fn, (case["blocks"],), (case["threads"],), args)
 
 
 def section_clock(mod, cp) -> list[dict]:
@@ -68,8 +65,9 @@ def main() -> int:
         return 0
     for c, g in onecall.clock_with_ncu(rec):
         rd = (g.get("dram__bytes_read.sum") or 0) / 2**20
-        print(f"shift {c['shift']:4d} {c['mb']:3d} MB: DRAM read {rd:7.2f} MB = buffer + {rd - c['mb']:6.2f} "
-              f"(second pass misses {100 * (rd - c['mb']) / c['mb']:5.1f}%), L2 hit {g.get('lts__t_sector_hit_rate.pct')}, "
+        extra = rd - c["mb"]
+        print(f"shift {c['shift']:4d} {c['mb']:3d} MB: DRAM read {rd:7.2f} MB = buffer + {extra:6.2f} "
+              f"(second pass misses {100 * extra / c['mb']:5.1f}%), L2 hit {g.get('lts__t_sector_hit_rate.pct')}, "
               f"gpc {g.get('gpc__cycles_elapsed.max')}")
     return 0
 

@@ -42,8 +42,9 @@ def gpu_with(preset: str, sets: list[str]):
 def simulate(kernel: str, mb: int, gpu) -> dict:
     """The model's counters for one case (the launch of l2wb.ptx the H100 case made)."""
     import gpusim
-    res = gpusim.run(str(HERE / "l2wb.ptx"), kernel=kernel, launch=str(HERE / ("l2wb_copy.toml" if kernel == "wb_copy" else "l2wb_store.toml")), size=f"mb={mb}",
-                     mode="timing", gpu=gpu, sample=False)
+    launch = HERE / ("l2wb_copy.toml" if kernel == "wb_copy" else "l2wb_store.toml")
+    res = gpusim.run(str(HERE / "l2wb.ptx"), kernel=kernel, launch=str(launch), size=f"mb={mb}", mode="timing",
+                     gpu=gpu, sample=False)
     c = res.timing.counters
     return {"cycles": float(res.timing.cycles), "dram_write": c["dram__bytes_write.sum"],
             "dram_read": c["dram__bytes_read.sum"]}

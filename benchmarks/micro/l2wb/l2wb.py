@@ -52,12 +52,7 @@ def launch_case(mod, cp, case: dict, bufs: dict) -> float:
     fn = mod.get_function(case["kernel"])
     n = np.int64(case["mb"] * 1024 * 1024 // 4)
     args = (n, bufs["b"], bufs["a"]) if case["kernel"] == "wb_copy" else (n, bufs["a"], bufs["b"])
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    fn((case["blocks"],), (case["threads"],), args)
-    stop.record()
-    stop.synchronize()
-    return float(cp.cuda.get_elapsed_time(start, stop)) * 1000.0       # microseconds
+    return onecall.launch_us(cp, fn, (case["blocks"],), (case["threads"],), args)
 
 
 def section_clock(mod, cp) -> list[dict]:
