@@ -8,7 +8,7 @@ variables.
 """
 from __future__ import annotations
 
-from isa.opcodes import (ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, OUT_OF_SCOPE, SPACE_LATENCY, SPACES,
+from isa.opcodes import (cvt_unit_and_latency, ALL_TYPES, ATOM_OPS, BOOL_OPS, CMP_OPS, OPCODES, OUT_OF_SCOPE, SPACE_LATENCY, SPACES,
                          SPECIAL_REGISTERS, TYPE_BITS, VECTOR_SPECIALS)
 from isa.program import CallInfo, Imm, Instruction, Label, Mem, Reg, SpecialReg, SymbolAddr, Vec
 from isa.tokenizer import INT_KINDS, Tok, int_value
@@ -187,6 +187,8 @@ class InstructionParser:
             ins.src_line = loc[1] or None
         self.decode_operands(ins, raw_ops, op_tok)
         unit, lat = spec.unit_and_latency(ins.type)
+        if base == "cvt":
+            unit, lat = cvt_unit_and_latency(types[0], types[1], mset)
         if base in ("ld", "st", "atom", "red", "ldu"):
             unit, lat = SPACE_LATENCY[ins.space or "generic"]
         if base == "cp.async" and ins.space is None:     # commit_group / wait_group: ordering, not a copy

@@ -48,6 +48,11 @@ CACHE_ST = ("wb", "cg", "cs", "wt")
 ATOM_OPS = ("add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec")
 
 
+ALU = (U.INT, L.ALU)
+FMA = (U.FP32, L.FMA)
+DFMA = (U.FP64, L.FP64)
+
+
 def _by_type(int_: tuple[U, L], f32: tuple[U, L], f64: tuple[U, L]):
     def classify(t: str) -> tuple[U, L]:
         if t == "f64":
@@ -62,9 +67,52 @@ def _fixed(unit: U, lat: L):
     return lambda t: (unit, lat)
 
 
-ALU = (U.INT, L.ALU)
-FMA = (U.FP32, L.FMA)
-DFMA = (U.FP64, L.FP64)
+# --- cvt: which SASS instruction ptxas makes of each form ------------------------------------------------
+# ptxas 13.0 -arch=sm_90 (tests/golden/h100/micro/cvt: cvt_forms.ptx, one kernel per form, and its .sass).  The
+# conversions through floating point are XU instructions (I2F, F2I, F2F, FRND: the quarter-rate pipe ncu calls
+# pipe_xu, the model's sfu unit, on the short scoreboard), but for the int -> f32 forms with round-to-nearest or
+# toward zero from a 32-bit integer (or a zero-extended narrower one): those are I2FP.F32.{S,U}32, an ALU
+# instruction.  f32 -> f16/bf16 is F2FP (ALU), f16 -> f32 HADD2.F32 (FMA pipe), bf16 -> f32 a shift, .sat/.ftz
+# of an f32 an FADD, integer widening and narrowing a move (or nothing).
+_I2FP_SOURCES = ("s32", "u32", "u16", "u8")       # ld.u8/u16 zero-extend: ptxas converts the 32-bit register
+_FLOATS = ("f32", "f64", "tf32") + HALF_TYPES + FP8X2   # tf32: ptxas rounds with 4 integer instructions, no XU
+
+
+def cvt_sass(dst: str, src: str, mods) -> str:
+    """The head of the SASS mnemonic ptxas 13.0 (sm_90) makes of ``cvt.<mods>.<dst>.<src>``: ``I2FP``, ``I2F``,
+    ``F2I``, ``F2F``, ``FRND``, ``F2FP``, ``HADD2``, ``FADD`` or ``MOV`` (integer to integer, moves and shifts)."""
+    mods = set(mods)
+    dst_float, src_float = dst in _FLOATS, src in _FLOATS
+    if not dst_float and not src_float:
+        return "MOV"
+    if dst_float and not src_float:
+        if dst == "f32" and src in _I2FP_SOURCES and not mods & {"rm", "rp"}:
+            return "I2FP"
+        return "I2F"
+    if src_float and not dst_float:
+        return "F2I"
+    if mods & set(ROUND_INT):
+        return "FRND"
+    if dst == src:
+        return "FADD"
+    if "f64" in (dst, src):
+        return "F2F"
+    if dst == "f32":                                   # from f16 (HADD2.F32) or bf16 (a shift into the high half)
+        return "HADD2" if src.startswith("f16") else "MOV"
+    return "F2FP"                                      # f32 -> f16/bf16/fp8 (and their x2 packs), fp8 -> f16x2
+
+
+_CVT_PIPES = {"I2F": (U.SFU, L.CONVERT), "F2I": (U.SFU, L.CONVERT), "F2F": (U.SFU, L.CONVERT),
+              "FRND": (U.SFU, L.CONVERT), "HADD2": (U.FP32, L.FMA), "FADD": (U.FP32, L.FMA)}
+
+
+def cvt_unit_and_latency(dst: str, src: str, mods) -> tuple[U, L]:
+    """Pipe and latency class of a ``cvt``: the XU at the conversion latency for I2F/F2I/F2F/FRND, the FMA pipe
+    for HADD2/FADD, the ALU for the rest (I2FP, F2FP, moves).  Simplification: the model issues what sm_90 does
+    for every preset; ptxas for sm_80 makes the I2FP forms I2F (XU) too."""
+    return _CVT_PIPES.get(cvt_sass(dst, src, mods), ALU)
+
+
 
 
 @dataclass(frozen=True)
@@ -178,8 +226,10 @@ _add(
            ".sat saturates (floats to [0, 1]); to and from .bf16 (.relu, .satfinite); cvt.rn.f16x2.f32 / "
            ".bf16x2.f32 d, a, b packs a into the upper half and b into the lower; .tf32 (.rna, .rn, .rz); the "
            "8-bit floats .e4m3x2/.e5m2x2 from two .f32 or an .f16x2 (.rn.satfinite) and back to .f16x2 (the "
-           "sm_100 6- and 4-bit floats, .ue8m0x2 and stochastic .rs are not modelled)",
-           _fixed(U.INT, L.CONVERT), ROUND_FLOAT + ROUND_INT + ("sat", "ftz", "relu", "satfinite", "rna"),
+           "sm_100 6- and 4-bit floats, .ue8m0x2 and stochastic .rs are not modelled). Pipe by form, as ptxas "
+           "sm_90 emits it (cvt_sass): I2F/F2I/F2F/FRND on the XU (sfu, convert latency); .rn/.rz int->f32 from "
+           "32 bits (I2FP), f32->f16 (F2FP) and int->int on the ALU; f16->f32, .sat/.ftz f32 on the FMA pipe",
+           _by_type(ALU, (U.SFU, L.CONVERT), (U.SFU, L.CONVERT)), ROUND_FLOAT + ROUND_INT + ("sat", "ftz", "relu", "satfinite", "rna"),
            "move"),
     OpSpec("cvta", ("u32", "u64"), "d a",
            "d = generic address of a (.to: state-space address of a generic one); spaces global/shared/local/const",

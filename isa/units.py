@@ -17,7 +17,7 @@ class Unit(str, Enum):
     FP32 = "fp32"      # FMA pipe: f32 add/mul/fma, also f32 min/max/abs/neg
     INT = "int"        # ALU pipe: integer and logic, setp, selp, mov, cvt between ints
     FP64 = "fp64"      # DMMA/DFMA pipe
-    SFU = "sfu"        # MUFU: rcp, sqrt, ex2, lg2, sin, cos (approx); via MIO
+    SFU = "sfu"        # the XU: MUFU (rcp, sqrt, ex2, lg2, sin, cos approx) and I2F/F2I/F2F/FRND conversions
     LSU = "lsu"        # LD/ST through MIO/L1TEX: global, local, shared, const, param, atomics, shfl
     BRANCH = "branch"  # CBU: bra, ret, exit, vote/activemask sync
     MISC = "misc"      # bar, membar/fence, nop-like directives that still issue
@@ -30,7 +30,7 @@ class LatencyClass(str, Enum):
     FMA = "fma"            # fixed: f32 arithmetic (~4 cycles)
     IMAD = "imad"          # fixed: integer multiply / mad (~4-5 cycles, half-rate issue)
     FP64 = "fp64"          # fixed: double-precision arithmetic
-    CONVERT = "convert"    # fixed-ish: cvt between int and float (goes through the SFU/XU on some GPUs)
+    CONVERT = "convert"    # variable (short scoreboard): the XU conversions I2F, F2I, F2F, FRND (isa.opcodes.cvt_sass)
     SFU = "sfu"            # variable (short scoreboard): MUFU ops, division/sqrt sequences
     SHARED = "shared"      # variable (short scoreboard): shared-memory load/store/atomic, shfl
     GLOBAL = "global"      # variable (long scoreboard): global/local loads, stores and atomics
@@ -42,7 +42,8 @@ class LatencyClass(str, Enum):
 
     @property
     def is_variable(self) -> bool:
-        return self in (LatencyClass.SFU, LatencyClass.SHARED, LatencyClass.GLOBAL, LatencyClass.CONST)
+        return self in (LatencyClass.SFU, LatencyClass.CONVERT, LatencyClass.SHARED, LatencyClass.GLOBAL,
+                        LatencyClass.CONST)
 
     @property
     def is_long(self) -> bool:

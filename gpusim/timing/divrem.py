@@ -29,6 +29,14 @@ instructions, none on the XU), and one with the same dividend too, of the other 
 ``a % b``), only the correction (3-8).  SHOC md5hash divides four digits by one base in each loop trip: ptxas
 computes one reciprocal per trip; SHOC bfs's ``a % b``, a block after its ``a / b``, is 7 instructions.
 
+A division in a loop by a register the loop does not write (a kernel argument, a value computed before the
+loop) is only its tail too: ptxas hoists the reciprocal (``I2F``, ``MUFU.RCP``, ``F2I`` and the IMADs that refine
+it) out of the loop, and a trip issues 8-14 integer instructions, none on the XU (``div.u32`` 9, ``rem.u32`` 8,
+``div.s32`` 14, ``rem.s32`` 12; ``tests/golden/h100/micro/divloop``).  The rule: the innermost loop around the
+division (a backward branch and its target) writes the divisor register nowhere, or only by loading a kernel
+parameter.  The hoisted part, issued once
+before the loop, is not charged (the PTX has no instruction there to carry it).
+
 Design: the pass **expands trace rows**. Each ``div``/``rem`` PC becomes the PCs of its SASS sequence (dense, in
 place, branch targets renumbered), each an ordinary :class:`StaticInstr` on its own pipe with its own latency class,
 and every execution's row becomes that many rows. So every counter that follows rows follows without a special case:
@@ -44,10 +52,14 @@ writes the PTX destination.  The dependence shape: the steps form one chain in S
 step before it; the first reads the PTX sources), except the steps the SASS computes off the chain (marked
 ``~`` below: the divisor-is-zero test, the sign tests, ``|a|``, zeroing a register), which read the PTX
 sources and are read by the last step.  The last step keeps the PTX instruction's PC identity
-(``meta["origin_pc"]``, source line).
+(``meta["origin_pc"]``, source line).  In a 32-bit sequence the chained step right after an ``ISETP`` (not a
+``SEL`` or another ``ISETP``, which read the predicate as an operand) is the correction it guards (``ISETP.GE.U32
+P2``, ``@P2 IADD3``): its ``guard_reg`` is the ISETP's register, so it waits the guard latency
+(``guard_latency_cycles``, :mod:`gpusim.timing.decode`).
 
-Pipes: ``I2F``/``F2I``/``MUFU`` on the model's ``sfu`` pipe with its latency class (a variable latency on the
-short scoreboard, as the SASS control codes show for all three: each sets a write barrier its reader waits
+Pipes: ``I2F``/``F2I``/``MUFU`` on the model's ``sfu`` pipe, ``MUFU`` at the ``sfu`` latency class and the
+conversions at ``convert`` (the h100 preset: 19 and 18 cycles, ``tests/golden/h100/micro/xulat``), a variable
+latency on the short scoreboard as the SASS control codes show for all three: each sets a write barrier its reader waits
 on); ``IMAD*`` on the ``fp32`` pipe at the IMAD rate and latency (on GH100 the FMA-heavy half of the FMA pipe
 runs IMAD, not the ALU pipe); ``HFMA2`` the ``fp32`` pipe; ``CALL``/``RET`` the branch pipe; the rest
 (``IADD3``, ``ISETP``, ``LOP3``, ``SEL``, uniform-datapath ``U*`` and moves) the ``int`` (ALU) pipe at the ALU
@@ -170,6 +182,18 @@ _SEQ_SHARED_DIVISOR = {
     ("rem", "s32", "rem"): "~IABS ~ISETP.GE IMAD.HI.U32 IMAD.MOV IMAD ISETP.GT.U32 IMAD.IADD ISETP.GT.U32 IMAD.IADD "
                            "IMAD.MOV SEL SEL",
 }
+# A division in a loop by a register the loop does not write: ptxas hoists the divisor's reciprocal (I2F, MUFU.RCP,
+# F2I, the first IMADs) out of the loop; a trip issues the rest.  Keys: (op, type).  tests/golden/h100/micro/divloop:
+# divloop.cu's loop bodies less loop_add's (``acc += a[i] OP d``, d a kernel argument); loop_udiv_variant, whose
+# divisor changes every trip (``d + i``), keeps the whole sequence in the loop.
+_SEQ_INVARIANT_DIVISOR = {
+    ("div", "u32"): "IMAD.HI.U32 IADD3 IMAD ISETP.GE.U32 IMAD.IADD IADD3 ISETP.GE.U32 IADD3 SEL",
+    ("rem", "u32"): "IMAD.HI.U32 IMAD.MOV IMAD ISETP.GE.U32 IADD3 ISETP.GE.U32 IADD3 SEL",
+    ("div", "s32"): "IABS ~IABS ~LOP3.LUT IMAD.HI.U32 ~ISETP.GE IMAD.MOV IMAD ISETP.GT.U32 IMAD.IADD IADD3 "
+                    "ISETP.GE.U32 VIADD IMAD.MOV SEL",
+    ("rem", "s32"): "IABS ~IABS ~ISETP.GE IMAD.HI.U32 IMAD.MOV IMAD ISETP.GT.U32 IADD3 ISETP.GT.U32 IMAD.IADD "
+                    "IMAD.MOV SEL",
+}
 _SEQ_SHARED_DIVISOR.update({("div", "u32", "rem"): _SEQ_SHARED_DIVISOR[("div", "u32", "div")],
                             ("rem", "u32", "rem"): _SEQ_SHARED_DIVISOR[("rem", "u32", "div")]})
 # The same dividend and divisor as an earlier division of the other kind (a / b, then a % b): the quotient and
@@ -180,7 +204,6 @@ _SEQ_SAME_OPERANDS = {
     ("rem", "s32"): "IMAD.IADD ISETP.GT.U32 IMAD.IADD ISETP.GE SEL SEL",
     ("div", "s32"): "IMAD.IADD ISETP.GE.U32 VIADD VIADD LOP3.LUT ISETP.GE SEL IMAD.MOV",
 }
-_XU = ("I2F", "F2I", "MUFU")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,13 +219,26 @@ class SassStep:
         return _PIPES.get(head, (Unit.FP32 if head == "IMAD" else Unit.INT,))[0]
 
     @property
+    def writes_guard(self) -> bool:
+        """An ``ISETP`` (not the ``.EX`` half of a 64-bit compare): in the 32-bit sequences the correction
+        after it is guarded by its predicate (``ISETP.GE.U32 P2``, ``@P2 IADD3``: xulat.sass, divloop.sass)."""
+        return self.mnemonic.startswith("ISETP") and ".EX" not in self.mnemonic
+
+    @property
+    def guarded_after_setp(self) -> bool:
+        """Whether this step, right after an ISETP on the chain, is the correction that its predicate guards
+        (``SEL`` and another ``ISETP`` read a predicate as an operand instead)."""
+        return not self.mnemonic.startswith(("SEL", "ISETP"))
+
+    @property
     def latency_class(self) -> LatencyClass:
         head = self.mnemonic.split(".")[0]
         return _PIPES.get(head, (None, LatencyClass.IMAD if head == "IMAD" else LatencyClass.ALU))[1]
 
 
 # Mnemonic -> (pipe, latency class) where it is not the INT pipe at the ALU (or IMAD) latency.
-_PIPES = {**{m: (Unit.SFU, LatencyClass.SFU) for m in _XU}, "HFMA2": (Unit.FP32, LatencyClass.FMA),
+_PIPES = {"MUFU": (Unit.SFU, LatencyClass.SFU), "I2F": (Unit.SFU, LatencyClass.CONVERT),
+          "F2I": (Unit.SFU, LatencyClass.CONVERT), "HFMA2": (Unit.FP32, LatencyClass.FMA),
           "CALL": (Unit.BRANCH, LatencyClass.BRANCH), "RET": (Unit.BRANCH, LatencyClass.BRANCH)}
 
 
@@ -218,11 +254,13 @@ _SEQUENCES: dict[tuple[str, str, bool], tuple[SassStep, ...]] = {
 
 
 def sass_sequence(opcode: str, immediate_divisor: bool, *, after: str | None = None,
-                  same_operands: bool = False) -> tuple[SassStep, ...] | None:
+                  same_operands: bool = False, loop_invariant: bool = False) -> tuple[SassStep, ...] | None:
     """The SASS steps ptxas emits for the PTX ``opcode`` (``"rem.u32"``, ``"div.s64"``, ...), or None when the
     opcode is no integer division this pass expands (16-bit types, floating point).  ``after``: the kind
     (``"div"``/``"rem"``) of an earlier 32-bit division by the same divisor register in the basic block, whose
-    reciprocal this one reuses; ``same_operands``: that earlier one had the same dividend too."""
+    reciprocal this one reuses; ``same_operands``: that earlier one had the same dividend too;
+    ``loop_invariant``: a 32-bit division in a loop that does not write its divisor register (the reciprocal
+    is computed before the loop; ``after`` wins over it)."""
     parts = opcode.split(".")
     if parts[0] not in ("div", "rem") or len(parts) < 2:
         return None
@@ -231,7 +269,31 @@ def sass_sequence(opcode: str, immediate_divisor: bool, *, after: str | None = N
         if same_operands and after != op:
             return _steps(_SEQ_SAME_OPERANDS[(op, typ)])
         return _steps(_SEQ_SHARED_DIVISOR[(op, typ, after)])
+    if loop_invariant and not immediate_divisor and typ in ("u32", "s32"):
+        return _steps(_SEQ_INVARIANT_DIVISOR[(op, typ)])
     return _SEQUENCES.get((op, typ, bool(immediate_divisor)))
+
+
+def _loop_invariant_divisors(instrs: list[StaticInstr]):
+    """A function of (pc, register): whether the innermost loop holding ``pc`` (a backward branch at ``j`` to
+    ``t <= pc <= j``: PTX from nvcc lays a loop out as one range) writes no such register but by loading a kernel
+    parameter (nvcc's PTX may load one inside the loop, xulat.ptx does; ptxas reads it from the constant bank,
+    the same value every trip); False outside every loop."""
+    loops = [(ins.branch_target, ins.pc) for ins in instrs if ins.is_branch and 0 <= ins.branch_target <= ins.pc]
+    written: dict[int, list[int]] = {}
+    for ins in instrs:
+        if ins.opcode.startswith("ld.param"):
+            continue
+        for r in ins.dst_regs:
+            written.setdefault(r, []).append(ins.pc)
+
+    def invariant(pc: int, reg: int) -> bool:
+        around = [(j - t, t, j) for t, j in loops if t <= pc <= j]
+        if not around:
+            return False
+        _, t, j = min(around)
+        return not any(t <= w <= j for w in written.get(reg, ()))
+    return invariant
 
 
 def _predicates(instrs: list[StaticInstr]) -> set[int]:
@@ -299,6 +361,7 @@ def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
             writers[r] = writers.get(r, 0) + 1
     bounds = [*_block_leaders(trace).tolist(), len(instrs)]
     idom = _dominators(trace, bounds)
+    invariant = _loop_invariant_divisors(instrs)
     # a block's idom comes first: process blocks by their depth in the dominator tree
     depth = [0] * len(idom)
     for k in range(len(idom)):
@@ -323,11 +386,14 @@ def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
                 imm = len(regs) < 2
                 shared = not guarded and len(regs) == 2 and parts[-1] in ("u32", "s32")  # a guarded one stands alone
                 after = same = None
+                hoisted = False
                 if shared:
                     a, b = regs
                     after = by_divisor.get((parts[-1], b))
                     same = by_operands.get((parts[-1], a, b))
-                seq = sass_sequence(ins.opcode, imm, after=after, same_operands=same is not None and same == after)
+                    hoisted = invariant(ins.pc, b)
+                seq = sass_sequence(ins.opcode, imm, after=after, same_operands=same is not None and same == after,
+                                    loop_invariant=hoisted)
                 if seq is not None:
                     out[ins.pc] = seq
                     if shared:
@@ -362,22 +428,31 @@ def expand_divisions(trace: KernelTrace, found: dict[int, tuple[SassStep, ...]] 
             continue
         chain_reg = None
         side = []
+        setp_reg = -1                           # the predicate a 32-bit sequence's last chained ISETP wrote
         for k, step in enumerate(seq):
             last = k == len(seq) - 1
+            guard = -1
             if last:
                 src = tuple(dict.fromkeys((*(() if chain_reg is None else (chain_reg,)), *side)))
                 dst = ins.dst_regs
             else:
                 src = (chain_reg,) if step.chained and chain_reg is not None else ins.src_regs
                 dst = (next_reg,)
+                if src == ins.src_regs:
+                    guard = ins.guard_reg
+            if step.chained and chain_reg is not None and chain_reg == setp_reg and step.guarded_after_setp:
+                guard = setp_reg
+            if not last:
                 if step.chained:
                     chain_reg = next_reg
                 else:
                     side.append(next_reg)
                 next_reg += 1
+            setp_reg = chain_reg if (step.chained and step.writes_guard and not last
+                                     and ins.opcode.endswith("32")) else -1
             made.append(dataclasses.replace(
                 ins, opcode=f"{ins.opcode}:{step.mnemonic}", unit=step.unit.value,
-                latency_class=step.latency_class.value, src_regs=src, dst_regs=dst))
+                latency_class=step.latency_class.value, src_regs=src, dst_regs=dst, guard_reg=guard))
     made = [dataclasses.replace(ins, pc=k, branch_target=int(start[ins.branch_target])
                                 if ins.branch_target >= 0 else ins.branch_target) for k, ins in enumerate(made)]
 

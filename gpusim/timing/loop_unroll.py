@@ -103,13 +103,15 @@ def _copies(body: list[StaticInstr], factor: int, base_pc: int, next_reg: int) -
         seen: set[int] = set()
         for k, ins in enumerate(body):
             src = tuple(mine[r] if r in seen else before.get(r, r) for r in ins.src_regs)
+            g = ins.guard_reg
+            guard = g if g < 0 else mine[g] if g in seen else before.get(g, g)
             dst = tuple(mine[r] for r in ins.dst_regs)
             seen.update(ins.dst_regs)
             pc = base_pc + c * len(body) + k
             if ins.is_branch:
                 last = c == factor - 1
                 ins = dataclasses.replace(ins, is_branch=last, branch_target=base_pc if last else -1)
-            out.append(dataclasses.replace(ins, pc=pc, src_regs=src, dst_regs=dst))
+            out.append(dataclasses.replace(ins, pc=pc, src_regs=src, dst_regs=dst, guard_reg=guard))
     return out, next_reg
 
 

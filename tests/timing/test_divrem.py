@@ -8,6 +8,7 @@ call, the call site (return address, CALL) and the subroutine through its RET.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -197,7 +198,7 @@ def test_each_step_runs_on_its_pipe():
     from isa.units import LatencyClass
     seq = sass_sequence("div.s32", False)
     pipes = {s.mnemonic: (s.unit, s.latency_class) for s in seq}
-    assert pipes["MUFU.RCP"] == (Unit.SFU, LatencyClass.SFU) and pipes["I2F.RP"] == (Unit.SFU, LatencyClass.SFU)
+    assert pipes["MUFU.RCP"] == (Unit.SFU, LatencyClass.SFU) and pipes["I2F.RP"] == (Unit.SFU, LatencyClass.CONVERT)
     assert pipes["IMAD.HI.U32"] == (Unit.FP32, LatencyClass.IMAD)
     assert pipes["ISETP.GT.U32"] == (Unit.INT, LatencyClass.ALU) and pipes["LOP3.LUT"] == (Unit.INT, LatencyClass.ALU)
     assert pipes["IABS"] == (Unit.INT, LatencyClass.ALU)
@@ -255,10 +256,15 @@ def test_the_outputs_are_the_emulators():
 
 def test_one_division_costs_its_chains_latency():
     # one warp, one rem.u32 by a register: the kernel takes longer by the chain's latencies (I2F -> MUFU.RCP -> F2I
-    # on the XU, 12 integer steps) less the one instruction it was; the two steps off the chain cost an issue slot
+    # on the XU, 12 integer steps; an ISETP whose predicate guards the next step at the guard latency) less the one
+    # instruction it was; the two steps off the chain cost an issue slot
     gpu = load_gpu("h100")
     seq = sass_sequence("rem.u32", False)
-    chain = sum(gpu.latency(s.latency_class) for s in seq if s.chained)
+    on_chain = [s for s in seq if s.chained]
+    chain = sum(gpu.guard_latency_cycles if s.writes_guard and nxt.guarded_after_setp else gpu.latency(s.latency_class)
+                for s, nxt in zip(on_chain, on_chain[1:] + [None]) if nxt is not None) + \
+        gpu.latency(on_chain[-1].latency_class)
+    assert chain == sum(gpu.latency(s.latency_class) for s in on_chain) + 2 * (gpu.guard_latency_cycles - 4)
     was = gpu.latency("sfu")
     delta = _run("urem", "h100").timing.cycles - _run("urem", OFF).timing.cycles
     off_chain = sum(not s.chained for s in seq)
@@ -309,3 +315,84 @@ def test_the_pass_is_the_configs_choice():
     off = gpusim.run("reduce_interleaved", size="small", mode="timing", sample=False, gpu=OFF).timing
     assert on.counters["smsp__inst_executed.sum"] > off.counters["smsp__inst_executed.sum"]
     assert on.cycles > off.cycles
+
+
+# --- a division by a loop-invariant register (tests/golden/h100/micro/divloop) ----------------------------------
+LOOPS = Path(__file__).resolve().parents[1] / "golden" / "h100" / "micro" / "divloop"
+
+
+def _loop_bodies() -> dict[str, list[str]]:
+    """Kernel -> the SASS of its loop (from the target of its backward branch through that branch)."""
+    out = {}
+    fn, ins, labels = None, [], {}
+    for line in (LOOPS / "divloop.sass").read_text().splitlines() + [".text.end:"]:
+        m = re.search(r"\.text\.(\w+):", line)
+        if m:
+            if fn is not None:
+                for k, (op, rest) in enumerate(ins):
+                    t = re.search(r"\((\.L_x_\d+)\)", rest) if op.startswith("BRA") else None
+                    if t and labels[t.group(1)] < k:       # not the trailing BRA to itself after EXIT
+                        out[fn] = [o for o, _ in ins[labels[t.group(1)]:k + 1]]
+            fn, ins, labels = m.group(1), [], {}
+            continue
+        m = re.match(r"\s*(\.L_x_\d+):", line)
+        if m:
+            labels[m.group(1)] = len(ins)
+            continue
+        m = _INSTR.search(line)
+        if m and fn is not None:
+            ins.append((m.group(3), m.group(4)))
+    return out
+
+
+BODIES = _loop_bodies()
+
+
+@pytest.mark.parametrize("kernel,op", [("loop_udiv", "div.u32"), ("loop_urem", "rem.u32"), ("loop_sdiv", "div.s32"),
+                                       ("loop_srem", "rem.s32")])
+def test_a_loop_invariant_divisor_leaves_the_tail_in_the_loop(kernel, op):
+    # the loop body less loop_add's (the same loop adding instead): 9, 8, 14, 12 SASS instructions, none on the XU
+    body, add = BODIES[kernel], BODIES["loop_add"]
+    tail = sass_sequence(op, False, loop_invariant=True)
+    assert len(body) - len(add) == len(tail)
+    assert not any(op.split(".")[0] in XU for op in body)
+    # the same instructions, an add counted as one whichever pipe ptxas gave it (IADD3 on the ALU, IMAD.IADD on
+    # the FMA pipe: it balances the two, so the loop's own i += blockDim.x is either)
+    def norm(ops):
+        return Counter({"IMAD.IADD": "IADD3", "VIADD": "IADD3"}.get(o, o.removesuffix(".AND")) for o in ops)
+    assert norm(body) - norm(add) == norm(s.mnemonic for s in tail)
+
+
+def test_a_divisor_written_in_the_loop_keeps_the_whole_sequence_there():
+    body = BODIES["loop_udiv_variant"]
+    assert len(body) - len(BODIES["loop_add"]) == len(sass_sequence("div.u32", False)) + 1   # and d + i
+    assert sum(op.split(".")[0] in XU for op in body) == 3
+
+
+def _loop_trace(kernel: str):
+    n = 64
+    a = np.arange(1, 2 * n + 1, dtype=np.uint32)
+    o = np.zeros(32, dtype=np.uint32)
+    return gpusim.run((LOOPS / "divloop.ptx").read_text(), kernel=kernel, grid=(1, 1, 1), block=(32, 1, 1),
+                      args=[a, o, 7, n], mode="emulate", record_trace=True).trace
+
+
+@pytest.mark.parametrize("kernel,op", [("loop_udiv", "div.u32"), ("loop_urem", "rem.u32"), ("loop_sdiv", "div.s32"),
+                                       ("loop_srem", "rem.s32"), ("loop_udiv_variant", "div.u32")])
+def test_the_pass_finds_the_invariant_divisor_in_nvccs_ptx(kernel, op):
+    found = find_divisions(_loop_trace(kernel))
+    (seq,) = found.values()
+    expect = sass_sequence(op, False, loop_invariant=not kernel.endswith("variant"))
+    assert seq == expect
+
+
+def test_the_correction_after_an_isetp_is_guarded_by_its_predicate():
+    # rem.u32 by a register: ISETP.GE.U32 -> @P IADD3, ISETP.GE.U32 -> @P VIADD (the SASS's guarded corrections)
+    from gpusim.timing.synthetic import make_trace
+    trace = make_trace([dict(opcode="rem.u32", unit="int", latency_class="alu", dst_regs=(0,), src_regs=(1, 2)),
+                        dict(opcode="exit", unit="branch", latency_class="none", is_exit=True)])
+    steps = expand_divisions(trace).instructions[:-1]
+    names = [s.opcode.split(":")[1] for s in steps]
+    guarded = [(names[k - 1], names[k]) for k, s in enumerate(steps) if s.guard_reg >= 0]
+    assert guarded == [("ISETP.GE.U32", "IADD3"), ("ISETP.GE.U32", "VIADD")]
+    assert all(steps[k].guard_reg == steps[k - 1].dst_regs[0] for k, s in enumerate(steps) if s.guard_reg >= 0)

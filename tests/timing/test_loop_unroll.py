@@ -131,3 +131,15 @@ def test_at_most_max_live_loads_loaded_values_are_live_before_a_consumer_issues(
     first_fma = next(i for i, j in enumerate(order) if j >= k)
     assert first_fma == MAX_LIVE_LOADS
     assert sorted(order) == list(range(2 * k))
+
+
+def test_a_guard_is_renamed_with_the_predicate_its_copy_wrote():
+    # the counter update becomes setp p (reg 2) + @p add: each copy's add is guarded by its own copy's setp
+    prog = loop_body(4)
+    prog[9:9] = [ins("alu", dst=[2], src=[1]), dict(ins("alu", dst=[3], src=[3, 2]), guard_reg=2)]
+    trace = looping_trace(prog, trips=4)
+    out = unroll_loops(trace, find_unrolled_loops(trace, 4))
+    n, length = len(prog), len(prog) - 1
+    copies = [out.instructions[n + c * length:n + (c + 1) * length] for c in range(4)]
+    assert [c[10].guard_reg for c in copies] == [c[9].dst_regs[0] for c in copies]
+    assert copies[3][10].guard_reg == 2 and len({c[10].guard_reg for c in copies}) == 4

@@ -86,3 +86,22 @@ extern "C" __global__ void lat_urem(unsigned seed, unsigned d, unsigned *sink, f
     sink[0] = u;
     out[0] = (float)(t1 - t0) / (TRIPS * STEPS);
 }
+
+// Predicates (added 2026-11-23, after the division tail's integer steps measured ~7 cycles each):
+//   lat_setp_selp: u -> setp.lt.u32 p, u, k -> selp u, k, seed, p   (ISETP, SEL: the new u depends on p only)
+//   lat_setp_padd: u -> setp.lt.u32 p, u, k -> @p add u, u, 1        (ISETP, a predicated IADD3)
+extern "C" __global__ void lat_setp_selp(unsigned seed, unsigned k, unsigned *sink, float *out)
+{
+    unsigned u = seed;
+    TIMED(asm volatile("{ .reg .pred p; setp.lt.u32 p, %0, %1; selp.b32 %0, %1, %2, p; }" : "+r"(u) : "r"(k), "r"(seed)))
+    sink[0] = u;
+    out[0] = (float)(t1 - t0) / (TRIPS * STEPS);
+}
+
+extern "C" __global__ void lat_setp_padd(unsigned seed, unsigned k, unsigned *sink, float *out)
+{
+    unsigned u = seed;
+    TIMED(asm volatile("{ .reg .pred p; setp.lt.u32 p, %0, %1; @p add.u32 %0, %0, 1; }" : "+r"(u) : "r"(k)))
+    sink[0] = u;
+    out[0] = (float)(t1 - t0) / (TRIPS * STEPS);
+}

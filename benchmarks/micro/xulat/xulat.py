@@ -19,7 +19,8 @@ sys.path.insert(0, str(HERE.parent / "walk"))
 sys.path.insert(0, str(HERE))
 from walk import provenance as device_provenance
 
-KERNELS = ["lat_i2f_f2i", "lat_rcp", "lat_fadd", "lat_iadd", "lat_imad", "lat_imadhi", "lat_udiv", "lat_urem"]
+KERNELS = ["lat_i2f_f2i", "lat_rcp", "lat_fadd", "lat_iadd", "lat_imad", "lat_imadhi", "lat_udiv", "lat_urem",
+           "lat_setp_selp", "lat_setp_padd"]
 
 
 def main() -> int:
