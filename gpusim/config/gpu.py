@@ -209,6 +209,10 @@ class GpuConfig:
         "memory instructions a sub-partition may have issued that wait for the SM's LSU/MIO pipe (a warp goes "
         "on issuing past them; the registers they read stay busy until the pipe takes them); 0: none, a memory "
         "instruction issues only when the pipe is free", 0)
+    guard_latency_cycles: int = param(
+        "cycles from the issue of an instruction that writes a predicate to the issue of an instruction that the "
+        "predicate guards (``@p``; branches excepted); a predicate read as an operand (``selp``) waits only the "
+        "writer's latency; 0: a guard waits the writer's latency too", 0)
     barrier_arrive_cycles: int = param(
         "SM cycles the barrier unit takes to count one warp's arrival at bar.sync (arrivals are counted one "
         "after another; the release waits for the last count); 0: counting is free", 0)
@@ -228,7 +232,7 @@ class GpuConfig:
         require(self.block_launch_cycles >= 0,
                 f"block_launch_cycles: must be >= 0, got {self.block_launch_cycles}")
         for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles", "lsu_queue_entries",
-                     "barrier_arrive_cycles"):
+                     "barrier_arrive_cycles", "guard_latency_cycles"):
             require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
         require(self.loop_unroll_factor >= 1,
                 f"loop_unroll_factor: must be >= 1 (1: no unrolling), got {self.loop_unroll_factor}")

@@ -48,19 +48,21 @@ def static_instruction(ins: Instruction) -> StaticInstr:
     if ins.frame_param:
         return StaticInstr(pc=ins.pc, opcode=ins.opcode, unit="int", latency_class="alu",
                            dst_regs=tuple(r.id for r in ins.regs_written()),
-                           src_regs=tuple(r.id for r in ins.regs_read()), ptx_line=ins.line,
+                           src_regs=tuple(r.id for r in ins.regs_read()), guard_reg=_guard(ins), ptx_line=ins.line,
                            src_file=ins.src_file, src_line=ins.src_line)
     if ins.base == "mbarrier" or (ins.base == "cp.async" and "mbarrier" in ins.mods):
         # an atomic update (or read) of the 8-byte barrier object in shared memory
         return StaticInstr(pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
                            dst_regs=tuple(r.id for r in ins.regs_written()),
-                           src_regs=tuple(r.id for r in ins.regs_read()), mem_space="shared", access_bytes=8,
+                           src_regs=tuple(r.id for r in ins.regs_read()), guard_reg=_guard(ins),
+                           mem_space="shared", access_bytes=8,
                            is_load=True, is_atomic="wait" not in " ".join(ins.mods) and "pending_count" not in ins.mods,
                            ptx_line=ins.line, src_file=ins.src_file, src_line=ins.src_line)
     if ins.base == "cp.async" and ins.space is not None:
         size = int(ins.operands[2].value) if len(ins.operands) > 2 and hasattr(ins.operands[2], "value") else 16
         return StaticInstr(pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
-                           src_regs=tuple(r.id for r in ins.regs_read()), mem_space="global", access_bytes=size,
+                           src_regs=tuple(r.id for r in ins.regs_read()), guard_reg=_guard(ins),
+                           mem_space="global", access_bytes=size,
                            is_load=True, cache_op=next(("." + m for m in ins.mods if m in CACHE_OPS), None),
                            ptx_line=ins.line, src_file=ins.src_file, src_line=ins.src_line)
     mem = ins.base in _MEMORY_OPS
@@ -68,7 +70,7 @@ def static_instruction(ins: Instruction) -> StaticInstr:
     return StaticInstr(
         pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
         dst_regs=tuple(r.id for r in ins.regs_written()), src_regs=tuple(r.id for r in ins.regs_read()),
-        mem_space=ins.space if mem else None, access_bytes=elem * ins.vec if mem else 0,
+        guard_reg=_guard(ins), mem_space=ins.space if mem else None, access_bytes=elem * ins.vec if mem else 0,
         is_load=ins.base in ("ld", "ldu", "atom"), is_store=ins.base in ("st", "red", "st.async", "red.async"),
         is_atomic=ins.base in ("atom", "red", "red.async"), aggregated=ins.aggregated,
         cache_op=next(("." + m for m in ins.mods if m in CACHE_OPS), None) if mem else None,
@@ -80,6 +82,10 @@ def static_instruction(ins: Instruction) -> StaticInstr:
         branch_target=ins.target if ins.base in ("bra", "call", "ret") and ins.target >= 0 else -1,
         is_exit=ins.base in ("exit", "trap") or (ins.base == "ret" and ins.target < 0), ptx_line=ins.line,
         src_file=ins.src_file, src_line=ins.src_line, no_unroll=ins.nounroll)
+
+
+def _guard(ins: Instruction) -> int:
+    return ins.guard.id if ins.guard is not None else -1
 
 
 class _Batch:

@@ -46,8 +46,10 @@ import numpy as np
 from gpusim.errors import GpusimError
 from isa.units import MemSpace
 
-TRACE_FORMAT_VERSION = 3   # 3: branch targets and the local frame size; 2: local addresses are per-thread offsets
-READABLE_VERSIONS = (2, 3)  # a version-2 file lacks what 3 added: the timing model falls back to the trace for it
+TRACE_FORMAT_VERSION = 4   # 4: the guard predicate; 3: branch targets and the local frame size; 2: local addresses are
+                           # per-thread offsets
+READABLE_VERSIONS = (2, 3, 4)  # an older file lacks what later ones added: the timing model falls back to the trace for
+                               # branch targets, and without the guard (guard_reg -1) a guard waits its writer's latency
 # the names of the spaces a trace holds, indexed by MemSpace code (for the timing and memory models' tables)
 MEM_SPACES = tuple(s.value for s in MemSpace.concrete())
 
@@ -62,6 +64,7 @@ class StaticInstr:
     latency_class: str               # isa.units.LatencyClass value
     dst_regs: tuple[int, ...] = ()   # register ids written (ids are per kernel, dense from 0)
     src_regs: tuple[int, ...] = ()   # register ids read, including the guard predicate
+    guard_reg: int = -1              # the guard predicate's register id (``@p``/``@!p``), -1: unguarded
     mem_space: str | None = None     # a MemSpace value ("generic" included), or None if not a memory instruction
     access_bytes: int = 0            # bytes per lane (vector width x element size)
     is_load: bool = False

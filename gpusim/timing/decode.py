@@ -64,8 +64,8 @@ class DecodedKernel:
     ALU instruction of its pipe, which waits for no other warp.
     """
 
-    __slots__ = ("deps", "dsts", "mem_srcs", "dep_start", "dep_reg", "dst_start", "dst_reg", "mem_src_start",
-                 "mem_src_reg", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
+    __slots__ = ("deps", "dsts", "dst_extras", "dst_extra", "mem_srcs", "dep_start", "dep_reg", "dst_start",
+                 "dst_reg", "mem_src_start", "mem_src_reg", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
                  "membar_latency_cycles", "slot_state")
 
@@ -74,6 +74,7 @@ class DecodedKernel:
         n = len(instrs)
         self.deps: list[tuple[int, ...]] = [()] * n
         self.dsts: list[tuple[int, ...]] = [()] * n
+        self.dst_extras: list[tuple[int, ...]] = [()] * n   # per destination: cycles after the PC's latency
         self.mem_srcs: list[tuple[int, ...]] = [()] * n   # registers a memory instruction reads (WAR)
         self.pipe: list[int] = [0] * n
         self.interval_cycles: list[int] = [1] * n
@@ -101,6 +102,7 @@ class DecodedKernel:
             # The scoreboard guards both operands read (RAW) and registers about to be overwritten (WAW).
             self.deps[i] = tuple(dict.fromkeys(ins.src_regs + ins.dst_regs))
             self.dsts[i] = tuple(ins.dst_regs)
+            self.dst_extras[i] = (0,) * len(ins.dst_regs)
             max_reg = max([max_reg, *ins.src_regs, *ins.dst_regs])
             self.latency_cycles[i] = latency(cls)
             if cls.is_long:
@@ -120,10 +122,12 @@ class DecodedKernel:
                                              else StallReason.MIO_THROTTLE)
             elif unit is Unit.SFU:
                 self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
+        max_reg = self._guard_reads(instrs, gpu, max_reg)
         # What issuing reads per PC, as C arrays for the compiled SM (sm.pxd); each path reads only its own.
         # deps, dsts and mem_srcs flattened: pc's registers are dep_reg[dep_start[pc]:dep_start[pc + 1]], etc.
         self.dep_start, self.dep_reg = _flatten(self.deps)
         self.dst_start, self.dst_reg = _flatten(self.dsts)
+        self.dst_extra = int_array([x for row in self.dst_extras for x in row])
         self.mem_src_start, self.mem_src_reg = _flatten(self.mem_srcs)
         self.pipe = int_array(self.pipe)
         self.throttle_state = int_array(self.throttle_state)
@@ -137,6 +141,41 @@ class DecodedKernel:
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)
         self.membar_latency_cycles = latency(LatencyClass.MEMBAR)
         self.slot_state = array("b", slot_states(trace.mem_space).tobytes())
+
+    def _guard_reads(self, instrs: list[StaticInstr], gpu, max_reg: int) -> int:
+        """Give guard reads their own latency (``gpu.guard_latency_cycles``, 0: none); returns the largest
+        register id now in use.
+
+        A predicate that some instruction is guarded by gets a second scoreboard entry, numbered after the
+        kernel's registers: the ALU instructions that write the predicate also write that entry, landing
+        ``guard_latency_cycles`` after their issue (their own latency at the least), and the guarded
+        instructions wait for it as well as for the predicate.  An operand read (``selp``, predicate logic)
+        waits for the predicate alone.  Branches and exits keep today's wait: a guarded branch's latency is
+        not measured.  Simplifies: a predicate written by a memory instruction (none in PTX but ``shfl``'s
+        and ``mbarrier.test_wait``'s) leaves the entry as it was."""
+        guard_cycles = int(getattr(gpu, "guard_latency_cycles", 0))
+        if guard_cycles <= 0:
+            return max_reg
+        guarded = {ins.guard_reg for ins in instrs
+                   if ins.guard_reg >= 0 and self.op[ins.pc] not in (OP_BRANCH, OP_EXIT)}
+        if not guarded:
+            return max_reg
+        entry = {}
+        for i, ins in enumerate(instrs):
+            if self.op[i] != OP_ALU:
+                continue
+            for r in ins.dst_regs:
+                if r in guarded:
+                    if r not in entry:
+                        max_reg += 1
+                        entry[r] = max_reg
+                    self.dsts[i] += (entry[r],)
+                    self.dst_extras[i] += (max(0, guard_cycles - self.latency_cycles[i]),)
+        for i, ins in enumerate(instrs):
+            g = ins.guard_reg
+            if g in entry and self.op[i] not in (OP_BRANCH, OP_EXIT):
+                self.deps[i] += (entry[g],)
+        return max_reg
 
 
 def slot_states(mem_space: np.ndarray) -> np.ndarray:

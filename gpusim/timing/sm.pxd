@@ -36,7 +36,7 @@ cdef class SubPartition:
     cdef public long long index, next_check, inst_executed, branch_latency, membar_latency, lsu_qi, lsu_qn
     cdef public list warps, at, requests
     cdef public long long[::1] ready_at, pipe_free, pipe_of, throttle, pc_stalls, lsu_q
-    cdef public long long[::1] dep_start, dep_reg, dst_start, dst_reg, src_start, src_reg
+    cdef public long long[::1] dep_start, dep_reg, dst_start, dst_reg, dst_extra, src_start, src_reg
     cdef public signed char[::1] slot_state
     cdef public int[::1] trace_pc, mem_slot
     cdef public long long[::1] op_of, latency_of, result_state, interval_of, stores

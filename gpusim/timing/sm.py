@@ -138,7 +138,7 @@ class SubPartition:
 
     __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "own_policy", "pipe_free",
                  "next_check",
-                 "inst_executed", "pipe_of", "throttle", "op_of", "dst_start", "dst_reg", "latency_of",
+                 "inst_executed", "pipe_of", "throttle", "op_of", "dst_start", "dst_reg", "dst_extra", "latency_of",
                  "result_state", "interval_of", "stores", "dep_start", "dep_reg", "trace_pc", "mem_slot",
                  "requests", "slot_state", "pc_stalls", "observer", "branch_latency", "membar_latency",
                  "src_start", "src_reg", "lsu_q", "lsu_qi", "lsu_qn")
@@ -169,6 +169,7 @@ class SubPartition:
         self.op_of = k.op
         self.dst_start = k.dst_start        # registers pc writes: dst_reg[dst_start[pc]:dst_start[pc + 1]]
         self.dst_reg = k.dst_reg
+        self.dst_extra = k.dst_extra        # per destination: cycles its write lands after the PC's latency
         self.latency_of = k.latency_cycles
         self.result_state = k.result_state
         self.interval_of = k.interval_cycles
@@ -277,7 +278,7 @@ class SubPartition:
             st = self.result_state[pc]
             for i in range(self.dst_start[pc], self.dst_start[pc + 1]):
                 r = self.dst_reg[i]
-                w.scoreboard[4 * r] = t
+                w.scoreboard[4 * r] = t + self.dst_extra[i]     # > 0 only for a guard's own entry (decode)
                 w.scoreboard[4 * r + 1] = st
             self.pipe_free[p] = now + self.interval_of[pc]
         elif op == OP_MEM:
