@@ -56,6 +56,8 @@ def _build(cls: type, d: Any, path: str) -> Any:
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 raise ConfigError(f"{name}: expected a number, got {v!r} ({type(v).__name__})")
             v = float(v)
+        elif hint is bool and not isinstance(v, bool):
+            raise ConfigError(f"{name}: expected true or false, got {v!r} ({type(v).__name__})")
         elif hint is str and not isinstance(v, str):
             raise ConfigError(f"{name}: expected a string, got {v!r} ({type(v).__name__})")
         values[f.name] = v
@@ -189,6 +191,13 @@ class L2Spec:
                                    "write beyond it writes back the slice's line dirtied longest ago (it "
                                    "stays valid, clean), so long store streams reach DRAM during the kernel; "
                                    "0: no limit (dirty data is written back only when evicted)", 0)
+    partition_copies: bool = param("a read of a line homed in the other partition leaves a copy in a slice of "
+                                   "the reader's partition (the slice at the same place there): a later read "
+                                   "from that partition is served there at the near latency, without a fabric "
+                                   "trip; a write or atomic drops the copies; the copies take L2 capacity", False)
+    dram_fetch_bytes: int = param("bytes an L2 miss reads from DRAM: 32, the sector alone, or 64, the sector and "
+                                  "the other of its aligned pair (a burst of its own, unless the request asks "
+                                  "for that sector too or the slice holds it)", 32)
     atomic_request_cycles: float = param(
         "L2 cycles a slice spends on one atomic request without a result (RED: one lane per word of a sector)",
         1.0)
@@ -209,6 +218,8 @@ class L2Spec:
                   "atomic_same_address_float_cycles")
         if self.write_beat_cycles < 0:
             raise ConfigError(f"{path}.write_beat_cycles: must be >= 0 (0: off), got {self.write_beat_cycles}")
+        if self.dram_fetch_bytes not in (32, 64):
+            raise ConfigError(f"{path}.dram_fetch_bytes: 32 or 64, got {self.dram_fetch_bytes}")
         if self.dirty_limit_bytes < 0:
             raise ConfigError(f"{path}.dirty_limit_bytes: must be >= 0 (0: no limit), got {self.dirty_limit_bytes}")
         if 0 < self.dirty_limit_bytes < self.slices * self.sector_bytes:

@@ -41,6 +41,12 @@ cdef class SectoredCache:
     @cython.locals(spl="long long", line="long long", sub="long long", w="long long")
     cpdef bint warm(self, long long sector, long long ready, list evicted=*)
 
+    @cython.locals(line="long long", w="long long")
+    cpdef bint holds(self, long long sector)
+
+    @cython.locals(w="long long", spl="long long", k="long long")
+    cpdef bint discard_line(self, long long line)
+
     @cython.locals(spl="long long", line="long long", sub="long long", w="long long", present=bint)
     cpdef bint write(self, long long sector, bint allocate, list evicted=*)
 

@@ -181,6 +181,30 @@ class SectoredCache:
         self.ready[w * spl + sub] = ready
         return True
 
+    def holds(self, sector: int) -> bool:
+        """Whether the sector is valid here (its fill may still be in flight); no counter moves, LRU unchanged."""
+        line = sector // self.spl
+        w = self._where(line)
+        return w >= 0 and self.valid[w] >> (sector - line * self.spl) & 1 != 0
+
+    def discard_line(self, line: int) -> bool:
+        """Drop ``line``, a clean copy that another cache's write made stale (its way becomes empty; no counter
+        moves); returns whether it was here.  A dirty line is never discarded: its data would be lost."""
+        w = self._where(line)
+        if w < 0:
+            return False
+        if self.dirty[w]:
+            raise ValueError(f"line {line} is dirty: only a clean copy may be discarded")
+        del self.where[line]
+        self.last_line = -1
+        self.tag[w] = -1
+        self.valid[w] = 0
+        self.used[w] = 0
+        spl = self.spl
+        for k in range(spl):
+            self.ready[w * spl + k] = NO_FILL
+        return True
+
     def write(self, sector: int, allocate: bool, evicted: list[int] | None = None) -> bool:
         """Write a whole sector: returns whether it was present.  With ``allocate`` a missing sector is
         allocated dirty without fetching it (the write covers it); without, a miss changes nothing."""
@@ -193,20 +217,16 @@ class SectoredCache:
             w = self._way(line, evicted)
             self.valid[w] |= 1 << sub
             if allocate and not self.dirty[w] >> sub & 1:
-                if self.dirty_limit_sectors:
-                    if not self.dirty[w]:                   # the line becomes dirty: note when
-                        self.dirtied[w] = self.clock
-                        if len(self.dirty_order) - self.dirty_head > 4 * self.n_sets * self.ways:
-                            self._compact_order()           # more stale pairs than ways: drop them
-                        self.dirty_order.append(line)
-                        self.dirty_order.append(self.clock)
-                    self.dirty[w] |= 1 << sub
-                    self.dirty_count += 1
-                    if self.dirty_count > self.dirty_limit_sectors:
-                        self._clean_one(w, evicted)
-                else:
-                    self.dirty[w] |= 1 << sub
-                    self.dirty_count += 1
+                if self.dirty_limit_sectors and not self.dirty[w]:   # the line becomes dirty: note when
+                    self.dirtied[w] = self.clock
+                    if len(self.dirty_order) - self.dirty_head > 4 * self.n_sets * self.ways:
+                        self._compact_order()               # more stale pairs than ways: drop them
+                    self.dirty_order.append(line)
+                    self.dirty_order.append(self.clock)
+                self.dirty[w] |= 1 << sub
+                self.dirty_count += 1
+                if self.dirty_limit_sectors and self.dirty_count > self.dirty_limit_sectors:
+                    self._clean_one(w, evicted)
         return present
 
     def _clean_one(self, keep: int, out: list[int] | None) -> None:

@@ -29,7 +29,8 @@ cdef class MemorySystem:
     cdef public double _atom_same, _atom_same_float, _atom_request, _atom_return_request, _atom_word
     cdef public double _atom_return_word, dram_mhz, _ck_per_core, _core_per_ck
     cdef public DramController dram
-    cdef public bint atomics_serialise, latency_free_reads
+    cdef public bint atomics_serialise, latency_free_reads, partition_copies, fetch_pairs
+    cdef public long long slices_per_partition
     cdef public long long[:] sm_partition, slice_partition, _shared_cycles, l1_free, shared_free, const_free
     cdef public double[:] miss_free, slice_free
     cdef public list l1, const, l2, inflight
@@ -86,8 +87,26 @@ cdef class MemorySystem:
                    ready=double, far_misses="long long", r="long long")
     cdef double _slice_read(self, double arrive, long long sm, long long line, long long mask)
 
-    @cython.locals(m="long long", arrival_ck="long long", done_ck="long long", r="long long", evicted=list)
-    cdef long long _dram_fill(self, long long t, long long sector, SectoredCache l2, bint latency_free=*)
+    @cython.locals(lrc=dict, k="long long")
+    cdef void _note_in_flight(self, double arrive, long long base, long long mask, double d)
+
+    @cython.locals(per="long long")
+    cdef long long _copy_slice(self, long long home, long long partition)
+
+    @cython.locals(base="long long", csl="long long", copy=SectoredCache, start=double, tag="long long",
+                   ready=double, missed="long long", k="long long", r="long long", n_missed="long long",
+                   d=double, l2=SectoredCache, home_start=double, home_tag="long long", home_ready=double,
+                   evicted=list, far_d=double)
+    cdef double _copy_read(self, double arrive, long long partition, long long sl, long long line, long long mask,
+                           long long n)
+
+    @cython.locals(home="long long", p="long long", c=SectoredCache)
+    cdef void _drop_copies(self, long long sl, long long line)
+
+    @cython.locals(m="long long", arrival_ck="long long", done_ck="long long", r="long long", evicted=list,
+                   buddy="long long", pair_ck="long long", rb="long long")
+    cdef long long _dram_fill(self, long long t, long long sector, SectoredCache l2, bint latency_free=*,
+                              bint pair=*)
 
     @cython.locals(l2=SectoredCache, r="long long")
     cdef double _l2_data(self, double tag, long long sector, long long sl)

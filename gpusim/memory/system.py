@@ -50,7 +50,9 @@ class MemorySystem:
 
     Models: global/local loads go L1 (unless ``.cg``/``.cs``/``.cv``, or atomics) -> crossbar -> L2 slice
     (slice chosen by a hash of the line address; an SM reaches the other partition's slices at the far
-    latency) -> DRAM on an L2 miss; the L1 takes a request's lines at ``tags_per_cycle`` a cycle (tag
+    latency; with ``l2.partition_copies`` such a read leaves a clean copy in the reader's partition, which
+    serves that partition's later reads at the near latency, takes capacity there, and is dropped by a
+    write or atomic to the line) -> DRAM on an L2 miss; the L1 takes a request's lines at ``tags_per_cycle`` a cycle (tag
     stage) or its bank wavefronts at one a cycle (data stage: distinct words of one bank serialise), the
     slower of the two; stores
     are write-through at L1 without allocation and write-back, write-allocate (no fetch) at L2; global
@@ -110,6 +112,9 @@ class MemorySystem:
         self.slice_latency = l2.hit_latency_near_cycles - spec.l1.hit_latency_cycles - \
             2 * spec.interconnect.latency_cycles
         self.far_extra = l2.hit_latency_far_cycles - l2.hit_latency_near_cycles
+        self.partition_copies = l2.partition_copies and l2.partitions > 1
+        self.fetch_pairs = l2.dram_fetch_bytes == 64
+        self.slices_per_partition = l2.slices // l2.partitions
         self.l2_mhz = float(l2.clock_mhz) or self.core_mhz
         # SM cycles a slice spends per request (tag lookup) and per sector of data: its rates are in L2 cycles
         self.slice_request_cycles = self.core_mhz / self.l2_mhz / l2.requests_per_cycle_per_slice
@@ -451,11 +456,14 @@ class MemorySystem:
         if not n:
             return data
         sl = self.slice_of_line(line)
+        far = self.sm_partition[sm] != self.slice_partition[sl]
+        if far and self.partition_copies:
+            d = self._copy_read(arrive, self.sm_partition[sm], sl, line, mask, n)
+            return d if d > data else data
         start = self.slice_free[sl]
         if arrive > start:
             start = arrive
         cost = self._slice_cost(n)
-        far = self.sm_partition[sm] != self.slice_partition[sl]
         l2 = self._l2(sl)
         tag = int(start)
         ready = start
@@ -464,7 +472,8 @@ class MemorySystem:
             if mask >> k & 1:
                 r = l2.probe(tag, base + k)
                 if r < 0:
-                    r = self._dram_fill(tag, base + k, l2, self.latency_free_reads)
+                    r = self._dram_fill(tag, base + k, l2, self.latency_free_reads,
+                                        self.fetch_pairs and not mask >> (k ^ 1) & 1)
                     if far:
                         far_misses += 1
                 if r > ready:
@@ -481,6 +490,12 @@ class MemorySystem:
             d = ready + self.slice_latency
             if far:
                 d += self.far_extra
+        self._note_in_flight(arrive, base, mask, d)
+        return d if d > data else data
+
+    def _note_in_flight(self, arrive: float, base: int, mask: int, d: float) -> None:
+        """The request coalescer: the sectors ``mask`` of the line at sector ``base`` leave their slice at ``d``."""
+        lrc = self.lrc
         for k in range(4):
             if mask >> k & 1:
                 lrc[base + k] = d
@@ -489,22 +504,112 @@ class MemorySystem:
             # so that the sweep stays linear in the requests
             self.lrc = {x: c for x, c in lrc.items() if c >= arrive - 4096}
             self.lrc_limit = max(1 << 17, 2 * len(self.lrc))
-        return d if d > data else data
 
-    def _dram_fill(self, t: int, sector: int, l2: SectoredCache, latency_free: bool = False) -> int:
+    def _copy_slice(self, home: int, partition: int) -> int:
+        """The slice of ``partition`` that keeps copies of the lines homed at slice ``home`` (the slice at the
+        same place in that partition; l2.partition_copies)."""
+        per = self.slices_per_partition
+        return partition * per + home % per
+
+    def _copy_read(self, arrive: float, partition: int, sl: int, line: int, mask: int, n: int) -> float:
+        """:meth:`_slice_read` of ``n`` sectors (``mask``) of a line homed at slice ``sl`` in the other
+        partition, with copies (l2.partition_copies): they are looked up first in the copy slice of the
+        reader's ``partition``; what it holds leaves it at the near latency; the rest crosses the fabric to
+        the home slice (looked up again there, from DRAM on a miss) and is copied into the copy slice as it
+        comes back.  Simplifies: the copy slice holds no MSHR for the fabric trip; copies are clean."""
+        base = line << 2
+        csl = self._copy_slice(sl, partition)
+        copy = self._l2(csl)
+        start = self.slice_free[csl]
+        if arrive > start:
+            start = arrive
+        tag = int(start)
+        ready = start
+        missed = 0
+        for k in range(4):
+            if mask >> k & 1:
+                r = copy.probe(tag, base + k)
+                if r < 0:
+                    missed |= 1 << k
+                elif r > ready:
+                    ready = r
+        n_missed = _POPCOUNT4[missed]
+        self.slice_free[csl] = start + (self._slice_cost(n - n_missed) if n > n_missed else self.slice_request_cycles)
+        self.l2_reads += n
+        self.tex_sectors += n
+        d = ready if self.latency_free_reads else ready + self.slice_latency
+        if n_missed:
+            self.l2_reads += n_missed
+            self.fabric_sectors += n_missed
+            l2 = self._l2(sl)
+            home_start = self.slice_free[sl]
+            if start > home_start:
+                home_start = start
+            home_tag = int(home_start)
+            home_ready = home_start
+            for k in range(4):
+                if missed >> k & 1:
+                    r = l2.probe(home_tag, base + k)
+                    if r < 0:
+                        r = self._dram_fill(home_tag, base + k, l2, self.latency_free_reads,
+                                            self.fetch_pairs and not missed >> (k ^ 1) & 1)
+                    if r > home_ready:
+                        home_ready = r
+            self.slice_free[sl] = home_start + self._slice_cost(n_missed)
+            evicted: list[int] = []
+            for k in range(4):
+                if missed >> k & 1:
+                    copy.warm(base + k, int(home_ready), evicted)
+            if evicted:
+                self._write_back(home_tag, evicted)
+            if self.latency_free_reads:             # the what-if: no slice pipeline, no far trip
+                far_d = home_ready
+            else:
+                far_d = home_ready + self.slice_latency + self.far_extra
+            if far_d > d:
+                d = far_d
+        self._note_in_flight(arrive, base, mask, d)
+        return d
+
+    def _drop_copies(self, sl: int, line: int) -> None:
+        """A write to ``line`` (homed at slice ``sl``) makes its copies in the other partitions stale."""
+        home = self.slice_partition[sl]
+        for p in range(self.n_slices // self.slices_per_partition):
+            if p != home:
+                c = self.l2[self._copy_slice(sl, p)]
+                if c is not None:
+                    c.discard_line(line)
+
+    def _dram_fill(self, t: int, sector: int, l2: SectoredCache, latency_free: bool = False,
+                   pair: bool = False) -> int:
         """Fetch a sector missed in slice cache ``l2`` at cycle ``t`` from DRAM; the cycle it is in L2.
         ``latency_free`` (the latency what-if): without the DRAM's fixed latency; the burst's time beyond an
-        idle bank's read is waiting (bank, bus, row conflict, refresh) and still counts."""
+        idle bank's read is waiting (bank, bus, row conflict, refresh) and still counts.  ``pair`` (l2.
+        dram_fetch_bytes 64, and the request does not ask for it itself): the other sector of the aligned
+        64 B comes too, in a burst of its own behind the first, unless the slice holds it already."""
         m = l2.mshr_start(t)
+        buddy = sector ^ 1
+        if pair and l2.holds(buddy):
+            pair = False
         if latency_free:
             arrival_ck = int(m * self._ck_per_core)
-            done_ck = self.dram.access(arrival_ck, sector * 32, False)
+        else:
+            arrival_ck = int(m * self._ck_per_core) + self.dram_overhead_ck
+        done_ck = self.dram.access(arrival_ck, sector * 32, False)
+        if pair:
+            pair_ck = self.dram.access(arrival_ck, buddy * 32, False)
+        if latency_free:
             r = m + _ceil(max(0, done_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
         else:
-            done_ck = self.dram.access(int(m * self._ck_per_core) + self.dram_overhead_ck, sector * 32, False)
             r = _ceil(done_ck * self._core_per_ck)
         evicted: list[int] = []
         l2.fill(sector, r, evicted)
+        if pair:
+            if latency_free:
+                rb = m + _ceil(max(0, pair_ck - arrival_ck - self._dram_idle_read_ck) * self._core_per_ck)
+            else:
+                rb = _ceil(pair_ck * self._core_per_ck)
+            l2.warm(buddy, rb, evicted)             # the same line: nothing more to evict; no counter moves
         if evicted:
             # the victim's line is taken when the miss goes out (its MSHR starts), and written back then
             self._write_back(m, evicted)
@@ -516,7 +621,7 @@ class MemorySystem:
         l2 = self._l2(sl)
         r = l2.probe(int(tag), sector)
         if r < 0:
-            r = self._dram_fill(int(tag), sector, l2)
+            r = self._dram_fill(int(tag), sector, l2, False, self.fetch_pairs)
         return max(tag, r)
 
     def _write_back(self, t, evicted) -> float:
@@ -601,6 +706,8 @@ class MemorySystem:
             if mask >> k & 1:
                 l2.write(base + k, allocate=True, evicted=evicted)
                 self.lrc.pop(base + k, None)       # a later read must see the new data
+        if self.partition_copies:
+            self._drop_copies(sl, line)
         if evicted:
             # the lines it evicts or cleans (the dirty limit) must be taken by DRAM's write buffer first
             accepted = self._write_back(start, evicted)
@@ -673,6 +780,8 @@ class MemorySystem:
                 if evicted:
                     self._write_back(tag, evicted)
                 self.lrc.pop(sector, None)
+                if self.partition_copies:
+                    self._drop_copies(sl, sector >> 2)
             self.l2_atoms += count
             if self.atomics_serialise:                # lanes on one address serialise
                 start = max(data, atom_free.get(word, 0))

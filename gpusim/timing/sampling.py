@@ -67,7 +67,12 @@ in full detail: ``gpusim.run(name, size=..., mode="timing", sample=4)`` and ``sa
 * in a launch of one wave the blocks warmed before a strip run at the same time as it, not before it, yet
   their whole footprint is in L2 an unloaded DRAM latency after the strip reaches them: Parboil sgemm
   (528 blocks, m=1024, n=1056, k=256) estimates 83,860 against 134,371 (at k=992, ``validate``: -40.6%
-  against the H100);
+  against the H100).  Parboil histo default (128 blocks, one a strip; the 32 blocks of a ``blockIdx.y``
+  read one 1 MB image slice), at 47c4851: the strips at 0, 51, 71, 122 (since 5fb361a) sit 19, 7 and 26
+  blocks into their slices, which the warming puts in L2 whole, and estimate 186,772 (DRAM reads 558
+  sectors, scaled) against 334,322 in full (162,247 sectors; the H100 314,740); the strips at 0, 32, 64,
+  96 before it were each its slice's first reader, none of it warmed, and gave 362,014, near by chance
+  (each read its slice alone at the sample's share of the DRAM: 1.15M sectors, scaled);
 * blocks of very unequal work (skewed graphs): Pannotia PageRank rmat18, one wave, whose longest block
   (a hub's) sets the time, estimates 943,857 against 2,201,107; the Lonestar BFS worklist rmat20 (3.9 waves)
   times the hubs' blocks at the head, scales them by the signature ratio 0.24 as if the launch's blocks

@@ -115,10 +115,14 @@ def test_per_thread_local_offsets_cost_4_sectors_per_warp_access():
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 4 * words * n_warps
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 4 * words * n_warps
     assert c["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == words * n_warps
-    # write-through, once per sector from the SMs (with the loads' reads, which hit the lines the stores wrote);
-    # the writes homed in the other L2 partition are counted again there
-    assert c["lts__t_sectors_srcunit_tex.sum"] == 4 * words * n_warps + c["lts__t_sectors_op_read.sum"]
-    assert c["lts__t_sectors_op_write.sum"] == 4 * words * n_warps + c["lts__t_sectors_srcunit_ltcfabric.sum"]
+    # write-through, once per sector from the SMs, and the loads' L1 misses (they hit the lines the stores
+    # wrote); what is homed in the other L2 partition crosses the fabric and is looked up again there
+    loads_to_l2 = c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"]
+    assert c["lts__t_sectors_srcunit_tex.sum"] == 4 * words * n_warps + loads_to_l2
+    assert c["lts__t_sectors_op_read.sum"] + c["lts__t_sectors_op_write.sum"] == \
+        c["lts__t_sectors_srcunit_tex.sum"] + c["lts__t_sectors_srcunit_ltcfabric.sum"]
+    assert c["lts__t_sectors_lookup_miss.sum"] == c["lts__t_sectors_srcunit_ltcfabric.sum"] / 2 == \
+        c["lts__t_sectors_op_read.sum"] - loads_to_l2             # far loads miss the copy, hit at home
 
 
 LOCAL_ARRAY_PTX = """.version 8.0

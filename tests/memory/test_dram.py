@@ -1,4 +1,5 @@
 """DRAM channel model, datasheet style: each constraint probed at its boundary."""
+import collections
 import dataclasses
 
 import pytest
@@ -166,6 +167,20 @@ def test_every_mapping_covers_all_channels(mapping):
     dram = DramController(hbm3_spec(address_mapping=mapping))
     chans = {dram.mapping.map(b)[0] for b in range(0, 160 * 32 * 64 * 8, 3)}
     assert chans == set(range(160))
+
+
+@pytest.mark.parametrize("stride_lines", [1, 8, 32, 128, 160, 1024, 8192])
+def test_the_h100_mapping_spreads_every_line_stride_over_the_channels(stride_lines):
+    # the H100 (an H200, the same chip) streams 256 MiB at 1067-1128 GB/s whatever the stride between the lines
+    # consecutive warps read (benchmarks/micro/dramstride): one wave's 8448 lines at that stride keep every
+    # pseudo-channel busy, none with more than ~2x its share; line bits alone use 5 channels at 32-128, 1 at 160
+    from gpusim.config import load_gpu
+    dram = DramController(load_gpu("h100").memory.dram)
+    lines = 1 << 21
+    k = lines // stride_lines
+    window = [(w % k) * stride_lines + w // k for w in range(8448)]
+    per_channel = collections.Counter(dram.mapping.map(line * 4)[0] for line in window)
+    assert len(per_channel) == 160 and max(per_channel.values()) <= 2.2 * 8448 / 160
 
 
 def streaming_bandwidth(spec, n_bursts, offered_factor=2.0, steady=False):

@@ -48,7 +48,8 @@ def test_pointer_chase_reproduces_each_levels_latency_within_10_percent(gpu):
     ms_l2 = system(gpu)
     pointer_chase(ms_l2, chain, fields={"cache_op": ".cg"})
     l2_near = pointer_chase(ms_l2, chain, start=10**6, fields={"cache_op": ".cg"})
-    pointer_chase(ms_l2, far[:64], start=2 * 10**6, fields={"cache_op": ".cg"})
+    # the far lines are brought in by an SM of their own partition (SM 3), so SM 0's chase finds them at home
+    pointer_chase(ms_l2, far[:64], sm=3, start=2 * 10**6, fields={"cache_op": ".cg"})
     l2_far = pointer_chase(ms_l2, far[:64], start=3 * 10**6, fields={"cache_op": ".cg"})
     small = chain[:16]                                   # fits in L1
     l1 = pointer_chase(ms_l2, small, start=4 * 10**6) and pointer_chase(ms_l2, small, start=5 * 10**6)
@@ -154,7 +155,7 @@ def test_cache_hit_after_miss():
     c = ms.counters()
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] == 1
     assert c["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum"] == 1
-    assert c["lts__t_sectors_op_read.sum"] == 1 and c["dram__sectors_read.sum"] == 1
+    assert c["lts__t_sectors_op_read.sum"] == 1 and c["dram__sectors_read.sum"] == 2     # the aligned 64 B
 
 
 def test_cg_bypasses_l1_but_hits_l2():
@@ -163,6 +164,77 @@ def test_cg_bypasses_l1_but_hits_l2():
     assert lat[1] == pytest.approx(H100.memory.l2.hit_latency_near_cycles, rel=0.7)
     assert lat[1] > H100.memory.l1.hit_latency_cycles * 3
     assert ms.counters()["lts__t_sectors_op_read.sum"] == 2
+
+
+def far_lines(ms, sm, n):
+    """``n`` line addresses homed in the other partition than SM ``sm``'s, 1 MB apart."""
+    return [a for a in range(0, 1 << 34, 1 << 20)
+            if ms.sm_partition[sm] != ms.slice_partition[ms.slice_of(a // 32)]][:n]
+
+
+@pytest.mark.parametrize("gpu, copies", [(H100, True), (A100, False)], ids=["h100", "a100"])
+def test_a_far_read_leaves_a_copy_in_the_readers_partition_where_the_l2_keeps_copies(gpu, copies):
+    ms = system(gpu)
+    lines = far_lines(ms, 0, 16)
+    cg = {"cache_op": ".cg"}
+    pointer_chase(ms, lines, fields=cg)                            # from DRAM, over the fabric
+    fabric = ms.counters()["lts__t_sectors_srcunit_ltcfabric.sum"]
+    again = pointer_chase(ms, lines, start=10**6, fields=cg)
+    c = ms.counters()
+    m = gpu.memory.l2
+    if copies:
+        # the copy in SM 0's partition serves the second chase at the near latency, with no fabric trip
+        assert fabric == 16
+        assert np.median(again) == pytest.approx(m.hit_latency_near_cycles, rel=0.05)
+        assert c["lts__t_sectors_srcunit_ltcfabric.sum"] == 16
+        assert c["lts__t_sectors_op_read.sum"] == 16 * 2 + 16     # looked up near and at home, then near only
+    else:
+        assert np.median(again) == pytest.approx(m.hit_latency_far_cycles, rel=0.05)
+        assert c["lts__t_sectors_srcunit_ltcfabric.sum"] == fabric
+    assert c["dram__sectors_read.sum"] == 16 * gpu.memory.l2.dram_fetch_bytes // 32
+
+
+def test_a_write_drops_the_copies_of_its_line_in_the_other_partition():
+    ms = system()
+    line = far_lines(ms, 0, 1)
+    cg = {"cache_op": ".cg"}
+    pointer_chase(ms, line, fields=cg)                             # SM 0 makes a copy near it
+    near_hit = pointer_chase(ms, line, start=10**5, fields=cg)
+    trace = make_trace([("global", line, {"is_store": True, "is_load": False})])
+    ms.access(2 * 10**5, 3, prepare(ms, trace)[0])                 # SM 3 writes the line at its home
+    after = pointer_chase(ms, line, start=3 * 10**5, fields=cg)    # the stale copy is gone: home, over the fabric
+    assert after[0] - near_hit[0] == H100.memory.l2.hit_latency_far_cycles - H100.memory.l2.hit_latency_near_cycles
+    assert ms.counters()["lts__t_sectors_srcunit_ltcfabric.sum"] == 2
+    assert ms.counters()["dram__sectors_read.sum"] == 2                 # once, the 64 B around it
+
+
+@pytest.mark.parametrize("gpu, pair", [(H100, True), (A100, False)], ids=["h100", "a100"])
+def test_a_one_sector_miss_reads_its_aligned_64_bytes_from_dram_where_the_l2_fetches_pairs(gpu, pair):
+    ms = system(gpu)
+    cg = {"cache_op": ".cg"}
+    pointer_chase(ms, [4096], fields=cg)                      # sector 128: DRAM
+    assert ms.counters()["dram__sectors_read.sum"] == (2 if pair else 1)
+    lat = pointer_chase(ms, [4096 + 32], start=10**5, fields=cg)   # its pair, sector 129
+    assert ms.counters()["dram__sectors_read.sum"] == 2
+    assert (lat[0] < gpu.memory.l2.hit_latency_far_cycles * 1.1) == pair
+    # a whole line asks for both sectors of each pair itself: 4 sectors, not 8
+    trace = make_trace([("global", LANES * 4 + 8192, cg)])
+    ms.access(2 * 10**5, 0, prepare(ms, trace)[0])
+    assert ms.counters()["dram__sectors_read.sum"] == 6
+
+
+def test_a_clean_line_can_be_discarded_and_a_dirty_one_cannot():
+    from gpusim.memory.cache import SectoredCache
+    cache = SectoredCache(4 * 128, 4, 0)
+    cache.fill(0, 10)
+    cache.write(4, allocate=True)                                   # line 1: dirty
+    assert cache.discard_line(0) and cache.probe(20, 0) == -1
+    assert not cache.discard_line(0)
+    with pytest.raises(ValueError, match="dirty"):
+        cache.discard_line(1)
+    for line in range(2, 5):                                        # the freed way is reused: nothing evicted
+        cache.fill(line * 4, 30)
+    assert cache.probe(40, 4) == 40
 
 
 def test_mshr_merges_a_second_miss_to_the_same_sector():

@@ -51,7 +51,10 @@ def test_a_uniform_multi_wave_launch_sampled_in_time_is_within_its_bound_of_full
     assert info.layout == "time" and info.sms == info.of_sms == 4
     err = 100 * abs(smp.cycles / full.cycles - 1)
     assert err <= info.error_bound_pct and err < 3.0
-    for k in ("smsp__inst_executed.sum", "dram__bytes_read.sum", "lts__t_sectors_op_read.sum"):
+    # the sectors the SMs ask of the L2 (lts__t_sectors_op_read adds the far ones' second lookup, whose share
+    # follows which SM, of which partition, got each block: on 4 SMs vector_add's far reads are 44.6% of its
+    # reads in full detail, 48.6% in the sample)
+    for k in ("smsp__inst_executed.sum", "dram__bytes_read.sum", "lts__t_sectors_srcunit_tex.sum"):
         assert smp.counters[k] == pytest.approx(full.counters[k], rel=0.03), k
     assert info.blocks_timed < info.n_blocks
 

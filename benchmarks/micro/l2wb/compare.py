@@ -19,24 +19,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE.parent))
+from model import gpu_with  # noqa: E402
+
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "l2wb.json"
 SUBSET = {("wb_store", 16), ("wb_store", 24), ("wb_store", 32), ("wb_store", 48), ("wb_store", 64),
           ("wb_copy", 16), ("wb_copy", 32), ("wb_copy", 64), ("wb_rmw", 32), ("wb_rmw", 64)}
-
-
-def gpu_with(preset: str, sets: list[str]):
-    """``preset`` with ``KEY=VALUE`` fields replaced (dotted paths under the GPU config, e.g.
-    ``memory.l2.dirty_limit_bytes=0``)."""
-    import ast
-    from gpusim.config import load_gpu
-    overrides = {}
-    for item in sets:
-        key, _, value = item.partition("=")
-        try:
-            overrides[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            overrides[key.strip()] = value.strip()
-    return load_gpu(preset, overrides or None)
 
 
 def simulate(kernel: str, mb: int, gpu) -> dict:
