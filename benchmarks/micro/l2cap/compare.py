@@ -10,7 +10,6 @@ and the launch's ``gpc__cycles_elapsed.max`` on both with the error.  Seconds of
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -20,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE.parent))
-from model import gpu_with  # noqa: E402
+from model import compare_args, print_mean_error  # noqa: E402
 
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "l2cap.json"
 SUBSET = {(24, 0), (32, 0), (40, 0), (48, 0), (32, 1), (40, 1)}
@@ -41,13 +40,7 @@ def second_pass_miss_pct(dram_read_bytes: float, mb: int) -> float:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--all", action="store_true", help="every case of the record (default: a subset of 6)")
-    ap.add_argument("--gpu", default="h100")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="a preset field to change, e.g. memory.l2.associativity=16 (repeatable)")
-    a = ap.parse_args(argv)
-    gpu = gpu_with(a.gpu, a.set)
+    a, gpu = compare_args(argv, __doc__, 6, "memory.l2.associativity=16")
     rec = json.loads(RECORD.read_text())
     print(f"{'shift':>5s} {'MiB':>3s} {'H100 miss':>9s} {'model miss':>10s} {'H100 gpc':>9s} {'model':>9s} "
           f"{'err':>7s} {'cpu s':>6s}")
@@ -63,7 +56,7 @@ def main(argv=None) -> int:
         print(f"{row['shift']:5d} {row['mb']:3d} {second_pass_miss_pct(hw['dram__bytes_read.sum'], row['mb']):8.1f}% "
               f"{second_pass_miss_pct(sim['dram_read'], row['mb']):9.1f}% {hw['gpc__cycles_elapsed.max']:9.0f} "
               f"{sim['cycles']:9.0f} {100 * err:+6.1f}% {time.process_time() - t0:6.1f}", flush=True)
-    print(f"mean absolute cycle error {100 * sum(errs) / len(errs):.1f}% ({len(errs)} cases)")
+    print_mean_error(errs)
     return 0
 
 

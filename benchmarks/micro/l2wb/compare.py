@@ -10,7 +10,6 @@ caches before each launch, so nothing is dirty at the start), on the H100 and in
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -20,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE.parent))
-from model import gpu_with  # noqa: E402
+from model import compare_args, print_mean_error  # noqa: E402
 
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "l2wb.json"
 SUBSET = {("wb_store", 16), ("wb_store", 24), ("wb_store", 32), ("wb_store", 48), ("wb_store", 64),
@@ -39,13 +38,7 @@ def simulate(kernel: str, mb: int, gpu) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--all", action="store_true", help="every case of the record (default: a subset of 10)")
-    ap.add_argument("--gpu", default="h100")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="a preset field to change, e.g. memory.l2.dirty_limit_bytes=0 (repeatable)")
-    a = ap.parse_args(argv)
-    gpu = gpu_with(a.gpu, a.set)
+    a, gpu = compare_args(argv, __doc__, 10, "memory.l2.dirty_limit_bytes=0")
     rec = json.loads(RECORD.read_text())
     print(f"{'kernel':9s} {'MB':>3s} {'H100 wb MB':>10s} {'model wb MB':>11s} {'H100 gpc':>9s} {'model':>9s} "
           f"{'err':>7s} {'cpu s':>6s}")
@@ -61,7 +54,7 @@ def main(argv=None) -> int:
         print(f"{row['kernel']:9s} {row['mb']:3d} {hw['dram__bytes_write.sum'] / 1e6:10.2f} "
               f"{sim['dram_write'] / 1e6:11.2f} {hw['gpc__cycles_elapsed.max']:9.0f} {sim['cycles']:9.0f} "
               f"{100 * err:+6.1f}% {time.process_time() - t0:6.1f}", flush=True)
-    print(f"mean absolute cycle error {100 * sum(errs) / len(errs):.1f}% ({len(errs)} cases)")
+    print_mean_error(errs)
     return 0
 
 
