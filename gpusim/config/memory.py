@@ -209,6 +209,11 @@ class L2Spec:
     atomic_same_address_cycles: float = param(
         "L2 cycles between two integer (or CAS, exch) atomics on one address: lanes on one word serialise", 2.0)
     atomic_same_address_float_cycles: float = param("the same for floating-point atomics (add, min, max)", 2.0)
+    atomic_same_sector_joins: bool = param(
+        "an atomic request on the sector of the slice's previous atomic request costs the slice its words only, "
+        "not atomic_(return_)request_cycles (the lookup of a line the slice's atomic unit does not hold): one "
+        "lane a warp on one address runs at atomic_same_address_cycles, ATOM as RED; False: every request pays "
+        "the lookup", False)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "size_bytes", "slices", "partitions", "hit_latency_near_cycles",

@@ -29,9 +29,10 @@ cdef class MemorySystem:
     cdef public double _atom_same, _atom_same_float, _atom_request, _atom_return_request, _atom_word
     cdef public double _atom_return_word, dram_mhz, _ck_per_core, _core_per_ck
     cdef public DramController dram
-    cdef public bint atomics_serialise, latency_free_reads, partition_copies, fetch_pairs
+    cdef public bint atomics_serialise, latency_free_reads, partition_copies, fetch_pairs, atomic_same_sector_joins
     cdef public long long slices_per_partition
     cdef public long long[:] sm_partition, slice_partition, _shared_cycles, l1_free, shared_free, const_free
+    cdef public long long[:] atom_last_sector
     cdef public double[:] miss_free, slice_free
     cdef public list l1, const, l2, inflight
     cdef public Crossbar icnt

@@ -132,6 +132,7 @@ class MemorySystem:
         # when it arrives; unlimited DRAM) DRAM's answer is when the write ends, which no store waits for
         self.write_back_waits = spec.dram.write_queue_entries > 0 and not unlimited_dram
         self.atomics_serialise = atomics_serialise
+        self.atomic_same_sector_joins = l2.atomic_same_sector_joins
         self.latency_free_reads = latency_free_reads
         # what a read's crossbar trips lose with latency_free_reads (each way)
         self._read_icnt_cut = spec.interconnect.latency_cycles if latency_free_reads else 0
@@ -177,6 +178,7 @@ class MemorySystem:
         self.fabric_sectors = 0
         self.tex_sectors = 0
         self.atom_free: dict[int, int] = {}
+        self.atom_last_sector = array("q", [-1]) * self.n_slices   # per slice: the sector of its last atomic
         self.atom_free_limit = 1 << 16
         self.warm_fetched = self.warm_written_back = 0
         self.store_wb_accepted = 0.0         # the store being served: the cycle DRAM took its write-backs
@@ -770,7 +772,11 @@ class MemorySystem:
                 arrive = sent + self.icnt_latency
                 tag = max(arrive, self.slice_free[sl])
                 cost = words[sector] * word_cycles
-                self.slice_free[sl] = tag + (cost if cost > req_cycles else req_cycles)
+                if cost < req_cycles and not (self.atomic_same_sector_joins and self.atom_last_sector[sl] == sector):
+                    # a lookup per request, unless the slice's atomic unit holds its sector from the one before
+                    cost = req_cycles
+                self.atom_last_sector[sl] = sector
+                self.slice_free[sl] = tag + cost
                 self.tex_sectors += 1
                 if is_far:
                     self.fabric_sectors += 1
