@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -80,6 +81,13 @@ def register(subparsers) -> None:
     v.add_argument("--against", metavar="FILE.json",
                    help="an earlier --out file: print each suite's and size class's MAPE and median now and then "
                         "(on the launches simulated both times) and the launches that moved most")
+    v.add_argument("--reuse", metavar="FILE.json",
+                   help="an earlier --out file of the same preset, clock and --set options: keep each record's "
+                        "simulated result from it instead of simulating it again (records it did not simulate, "
+                        "and those matching --redo, are simulated); for a model change that can move only some "
+                        "records")
+    v.add_argument("--redo", metavar="REGEX", help="with --reuse: simulate again the records whose file name "
+                                                  "matches this regular expression")
     v.add_argument("--plot", metavar="FILE", help="scatter of simulated vs measured cycles, per suite")
     v.add_argument("--quiet", action="store_true", help="no progress line per record")
     v.set_defaults(fn=cmd_validate)
@@ -161,6 +169,10 @@ def _validate_command(a) -> str:
     if a.sample_above is not None:
         parts += ["--sample-above", f"{a.sample_above:g}"]
     parts += ["--jobs", str(a.jobs), "--time-limit", f"{a.time_limit:g}"]
+    if a.reuse:
+        parts += ["--reuse", a.reuse]
+        if a.redo:
+            parts += ["--redo", repr(a.redo) if " " in a.redo or "|" in a.redo else a.redo]
     return " ".join(parts)
 
 
@@ -175,6 +187,18 @@ def cmd_validate(a) -> int:
     options = val.SimOptions(gpu=a.gpu, clock=a.clock, run_options=tuple(_run_option(t) for t in a.set))
     if a.sample_above is not None and "sample" in dict(options.run_options):
         raise SystemExit("gpusim validate: give --sample-above or --set sample=..., not both")
+    if a.redo and not a.reuse:
+        raise SystemExit("gpusim validate: --redo needs --reuse FILE.json (the results it keeps the others from)")
+    kept = {}
+    if a.reuse:
+        from gpusim.errors import GpusimError
+        try:
+            kept = val.reusable_outcomes(val.read_results(a.reuse), options, a.redo)
+        except (GpusimError, re.error) as e:
+            raise SystemExit(f"gpusim validate: --reuse {a.reuse}: {e}") from None
+        if not a.quiet:
+            print(f"keeping {sum(r.name in kept for r in refs)} results from {a.reuse}", file=sys.stderr)
+    all_refs, refs = refs, [r for r in refs if r.name not in kept]
     if not a.quiet:
         print(f"simulating {len(refs)} records in {max(1, a.jobs)} process(es)"
               + (f", {a.time_limit:g} s each at most" if a.time_limit else ""), file=sys.stderr, flush=True)
@@ -184,6 +208,8 @@ def cmd_validate(a) -> int:
             print(val.progress_line(outcome, done, total), file=sys.stderr, flush=True)
     v = val.run_validation(refs, options, jobs=a.jobs, time_limit_s=a.time_limit or None, skipped=skipped,
                            progress=show)
+    if kept:
+        v = val.merge_kept(v, all_refs, kept)
     print(v.text)
     if before is not None:
         print()

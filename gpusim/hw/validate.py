@@ -522,6 +522,31 @@ def run_validation(refs: list[RecordRef], options: SimOptions, *, simulate=simul
     return Validation(outcomes=outcomes, skipped=list(skipped), options=options)
 
 
+def reusable_outcomes(before: Validation, options: SimOptions, redo: str | None = None) -> dict[str, Outcome]:
+    """The outcomes of an earlier run (``gpusim validate --reuse FILE``) that a new run may keep instead of
+    simulating again: every record ``before`` holds a simulated result for (counted or an untrusted sample),
+    but those whose name matches ``redo`` (a regular expression).  Records it did not simulate (an error, the
+    time limit) are not kept.  The earlier run must have used the same preset, clock and run options: its
+    figures would be another model's."""
+    mine = (options.gpu, options.clock, tuple(sorted(options.run_options)))
+    theirs = (before.options.gpu, before.options.clock, tuple(sorted(before.options.run_options)))
+    if mine != theirs:
+        raise GpusimError(f"the earlier results were simulated with gpu={theirs[0]}, clock={theirs[1]}, options "
+                          f"{dict(theirs[2])}, not gpu={mine[0]}, clock={mine[1]}, options {dict(mine[2])}: "
+                          "their figures cannot be kept")
+    pattern = re.compile(redo) if redo else None
+    return {o.ref.name: o for o in before.outcomes
+            if o.cycles_sim is not None and not (pattern and pattern.search(o.ref.name))}
+
+
+def merge_kept(v: Validation, refs: list[RecordRef], kept: Mapping[str, Outcome]) -> Validation:
+    """``v`` (the run of the records not kept) with the kept outcomes put back, every record in ``refs``'s
+    order; a kept outcome takes the record as found now (its measured figures) with its simulated ones."""
+    fresh = {o.ref.name: o for o in v.outcomes}
+    outcomes = [replace(kept[r.name], ref=r) if r.name in kept else fresh[r.name] for r in refs]
+    return Validation(outcomes=outcomes, skipped=v.skipped, options=v.options)
+
+
 # -- text -----------------------------------------------------------------------------------------------------
 def _pct(v: float | None, digits: int = 1) -> str:
     return "-" if v is None else f"{v:.{digits}f}%"

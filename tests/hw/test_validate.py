@@ -269,6 +269,33 @@ def test_cli_validate_small_records(capsys, tmp_path):
     assert "| lecture | 1 | 1 |" in out and "against 1 launches simulated in both runs" in out
 
 
+def test_cli_reuse_keeps_earlier_results_and_simulates_the_rest(capsys, tmp_path):
+    """--reuse FILE keeps each record FILE simulated (its figures, not simulated again: here a made-up 1,234
+    cycles shows it was kept), simulates what FILE lacks or failed on and what --redo names, and refuses a file
+    of another preset or clock."""
+    from gpusim.cli import main
+    first = tmp_path / "first.json"
+    assert main(["validate", "--golden", str(GOLDEN), "--only", "^vector_add__small$", "--quiet",
+                 "--out", str(first)]) == 0
+    doc = json.loads(first.read_text())
+    doc["records"][0]["cycles_sim"] = 1234.0
+    first.write_text(json.dumps(doc))
+    both = ["validate", "--golden", str(GOLDEN), "--only", "^(vector_add|saxpy_hand)__small$", "--quiet"]
+    second = tmp_path / "second.json"
+    assert main([*both, "--reuse", str(first), "--out", str(second)]) == 0
+    capsys.readouterr()
+    got = {r["name"]: r["cycles_sim"] for r in json.loads(second.read_text())["records"]}
+    assert got["vector_add__small"] == 1234.0 and got["saxpy_hand__small"] > 1000
+    assert "--reuse " in json.loads(second.read_text())["command"]
+    assert main([*both, "--reuse", str(first), "--redo", "vector", "--out", str(second)]) == 0
+    got = {r["name"]: r["cycles_sim"] for r in json.loads(second.read_text())["records"]}
+    assert got["vector_add__small"] != 1234.0
+    with pytest.raises(SystemExit, match="not gpu=a100"):
+        main([*both, "--gpu", "a100", "--reuse", str(first)])
+    with pytest.raises(SystemExit, match="--redo needs --reuse"):
+        main([*both, "--redo", "x"])
+
+
 # -- the README's table ------------------------------------------------------------------------------------------
 RESULTS = Path(__file__).resolve().parents[2] / "gpusim" / "hw" / "validation_h100.json"
 
