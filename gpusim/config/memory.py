@@ -210,8 +210,9 @@ class L2Spec:
         "L2 cycles between two integer (or CAS, exch) atomics on one address: lanes on one word serialise", 2.0)
     atomic_same_address_float_cycles: float = param("the same for floating-point atomics (add, min, max)", 2.0)
     atomic_same_sector_joins: bool = param(
-        "an atomic request on the sector of the slice's previous atomic request costs the slice its words only, "
-        "not atomic_(return_)request_cycles (the lookup of a line the slice's atomic unit does not hold): one "
+        "an atomic request on the sector of the slice's previous atomic request costs the slice its words only "
+        "(atomic_(return_)words_per_cycle), not atomic_(return_)request_cycles (the lookup of a sector the "
+        "slice's atomic unit does not hold): one "
         "lane a warp on one address runs at atomic_same_address_cycles, ATOM as RED; False: every request pays "
         "the lookup", False)
 

@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -161,7 +161,7 @@ def _validate_command(a) -> str:
         for x in values or ():
             parts += [flag, x]
     if a.only:
-        parts += ["--only", repr(a.only) if " " in a.only else a.only]
+        parts += ["--only", shlex.quote(a.only)]
     if a.max_threads is not None:
         parts += ["--max-threads", str(a.max_threads)]
     if a.max_warp_inst is not None:
@@ -169,10 +169,6 @@ def _validate_command(a) -> str:
     if a.sample_above is not None:
         parts += ["--sample-above", f"{a.sample_above:g}"]
     parts += ["--jobs", str(a.jobs), "--time-limit", f"{a.time_limit:g}"]
-    if a.reuse:
-        parts += ["--reuse", a.reuse]
-        if a.redo:
-            parts += ["--redo", repr(a.redo) if " " in a.redo or "|" in a.redo else a.redo]
     return " ".join(parts)
 
 
@@ -189,15 +185,19 @@ def cmd_validate(a) -> int:
         raise SystemExit("gpusim validate: give --sample-above or --set sample=..., not both")
     if a.redo and not a.reuse:
         raise SystemExit("gpusim validate: --redo needs --reuse FILE.json (the results it keeps the others from)")
-    kept = {}
+    kept, reused = {}, None
     if a.reuse:
+        import json
         from gpusim.errors import GpusimError
         try:
-            kept = val.reusable_outcomes(val.read_results(a.reuse), options, a.redo)
-        except (GpusimError, re.error) as e:
-            raise SystemExit(f"gpusim validate: --reuse {a.reuse}: {e}") from None
+            kept = val.reusable_outcomes(val.read_results(a.reuse), options, refs, a.redo)
+        except GpusimError as e:
+            raise SystemExit(f"gpusim validate: {e}" if str(e).startswith("--redo") else
+                             f"gpusim validate: --reuse {a.reuse}: {e}") from None
+        reused = {"file": a.reuse, "commit": json.loads(Path(a.reuse).read_text()).get("commit"),
+                  "kept": len(kept), "redo": a.redo}
         if not a.quiet:
-            print(f"keeping {sum(r.name in kept for r in refs)} results from {a.reuse}", file=sys.stderr)
+            print(f"keeping {len(kept)} results from {a.reuse}", file=sys.stderr)
     all_refs, refs = refs, [r for r in refs if r.name not in kept]
     if not a.quiet:
         print(f"simulating {len(refs)} records in {max(1, a.jobs)} process(es)"
@@ -215,7 +215,7 @@ def cmd_validate(a) -> int:
         print()
         print(val.format_against(v, before))
     if a.out:
-        val.write_results(v, a.out, command=_validate_command(a))
+        val.write_results(v, a.out, command=_validate_command(a), reused=reused)
         print(f"wrote {a.out}")
     if a.plot and v.simulated:
         val.plot_validation(v, a.plot)

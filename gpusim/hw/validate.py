@@ -522,21 +522,34 @@ def run_validation(refs: list[RecordRef], options: SimOptions, *, simulate=simul
     return Validation(outcomes=outcomes, skipped=list(skipped), options=options)
 
 
-def reusable_outcomes(before: Validation, options: SimOptions, redo: str | None = None) -> dict[str, Outcome]:
-    """The outcomes of an earlier run (``gpusim validate --reuse FILE``) that a new run may keep instead of
-    simulating again: every record ``before`` holds a simulated result for (counted or an untrusted sample),
-    but those whose name matches ``redo`` (a regular expression).  Records it did not simulate (an error, the
-    time limit) are not kept.  The earlier run must have used the same preset, clock and run options: its
-    figures would be another model's."""
+def reusable_outcomes(before: Validation, options: SimOptions, refs: list[RecordRef],
+                      redo: str | None = None) -> dict[str, Outcome]:
+    """Of ``refs`` (the records a new run found), those whose outcome an earlier run (``gpusim validate --reuse
+    FILE``) may give instead of simulating them again, by name: a record ``before`` holds a simulated result
+    for (counted or an untrusted sample), timed as the new run would time it (sampled, or in full detail,
+    where ``ref.sample`` says), that the new run does not leave out, and whose name does not match ``redo`` (a
+    regular expression).  Records it did not simulate (an error, the time limit) are not kept.  The earlier
+    run must have used the same preset, clock and run options: its figures would be another model's."""
     mine = (options.gpu, options.clock, tuple(sorted(options.run_options)))
     theirs = (before.options.gpu, before.options.clock, tuple(sorted(before.options.run_options)))
     if mine != theirs:
         raise GpusimError(f"the earlier results were simulated with gpu={theirs[0]}, clock={theirs[1]}, options "
                           f"{dict(theirs[2])}, not gpu={mine[0]}, clock={mine[1]}, options {dict(mine[2])}: "
                           "their figures cannot be kept")
-    pattern = re.compile(redo) if redo else None
-    return {o.ref.name: o for o in before.outcomes
-            if o.cycles_sim is not None and not (pattern and pattern.search(o.ref.name))}
+    try:
+        pattern = re.compile(redo) if redo else None
+    except re.error as e:
+        raise GpusimError(f"--redo {redo!r}: not a regular expression ({e})") from None
+    earlier = {o.ref.name: o for o in before.outcomes if o.cycles_sim is not None}
+    kept = {}
+    for r in refs:
+        o = earlier.get(r.name)
+        if o is None or r.left_out or (pattern and pattern.search(r.name)):
+            continue
+        if r.sample is not None and r.sample != (o.sampled_bound_pct is not None):
+            continue                      # sampled then and in full detail now, or the other way round
+        kept[r.name] = o
+    return kept
 
 
 def merge_kept(v: Validation, refs: list[RecordRef], kept: Mapping[str, Outcome]) -> Validation:
@@ -608,9 +621,11 @@ def format_validation(v: Validation) -> str:
     return "\n".join(lines)
 
 
-def write_results(v: Validation, path, command: str | None = None) -> None:
+def write_results(v: Validation, path, command: str | None = None, reused: dict | None = None) -> None:
     """Every record's outcome and the tables' figures as JSON, with the date (UTC), the command and the git
-    commit of the simulator that gave them (``tools/readme_tables.py`` renders the README's table from it)."""
+    commit of the simulator that gave them (``tools/readme_tables.py`` renders the README's table from it).
+    ``reused``: where a run kept earlier results (``--reuse``), which file, its commit and how many records
+    were kept; ``command`` is then the command that gives the same results from scratch."""
     import datetime
     import subprocess
     root = Path(__file__).resolve().parents[2]
@@ -623,7 +638,7 @@ def write_results(v: Validation, path, command: str | None = None) -> None:
     except (OSError, subprocess.CalledProcessError):
         commit = None
     doc = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"), "command": command,
-           "commit": commit, **v.as_dict()}
+           "commit": commit, **({"reused": reused} if reused else {}), **v.as_dict()}
     Path(path).write_text(json.dumps(doc, indent=1) + "\n")
 
 

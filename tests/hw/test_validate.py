@@ -286,14 +286,23 @@ def test_cli_reuse_keeps_earlier_results_and_simulates_the_rest(capsys, tmp_path
     capsys.readouterr()
     got = {r["name"]: r["cycles_sim"] for r in json.loads(second.read_text())["records"]}
     assert got["vector_add__small"] == 1234.0 and got["saxpy_hand__small"] > 1000
-    assert "--reuse " in json.loads(second.read_text())["command"]
-    assert main([*both, "--reuse", str(first), "--redo", "vector", "--out", str(second)]) == 0
-    got = {r["name"]: r["cycles_sim"] for r in json.loads(second.read_text())["records"]}
-    assert got["vector_add__small"] != 1234.0
+    doc2 = json.loads(second.read_text())
+    assert "--reuse" not in doc2["command"] and doc2["reused"]["kept"] == 1 and doc2["reused"]["file"] == str(first)
+
+    def cycles(*extra):
+        main([*both, "--reuse", str(first), *extra, "--out", str(second)])      # 1 when none is counted
+        return {r["name"]: r["cycles_sim"] for r in json.loads(second.read_text())["records"]}
+    assert cycles("--redo", "vector")["vector_add__small"] != 1234.0
+    # timed otherwise now (sampled where it was in full detail): simulated again
+    assert cycles("--sample-above", "0")["vector_add__small"] != 1234.0
+    # left out now (too many warp instructions): not counted from the earlier file either
+    assert cycles("--max-warp-inst", "1")["vector_add__small"] is None
     with pytest.raises(SystemExit, match="not gpu=a100"):
         main([*both, "--gpu", "a100", "--reuse", str(first)])
     with pytest.raises(SystemExit, match="--redo needs --reuse"):
         main([*both, "--redo", "x"])
+    with pytest.raises(SystemExit, match="--redo '\\(': not a regular expression"):
+        main([*both, "--reuse", str(first), "--redo", "("])
 
 
 # -- the README's table ------------------------------------------------------------------------------------------
