@@ -48,6 +48,20 @@ def ncu_section(script: str, cubin: str, out_dir: str, metrics: list[str], cases
             "stderr_tail": p.stderr[-1500:] if p.returncode else "", "rows": out}
 
 
+def module_or_launch(args, make_buffers, launch_case):
+    """``(module, cupy)`` for a driver's parsed command line (``args.cubin``, ``args.what``); for ``launch
+    SPEC.json`` (ncu's child) each case of the spec launched once with ``launch_case(mod, cp, case, buffers)``,
+    and None."""
+    import cupy as cp
+    mod = cp.RawModule(path=args.cubin)
+    if args.what[:1] == ["launch"]:
+        bufs = make_buffers(cp)
+        for case in json.loads(Path(args.what[1]).read_text()):
+            launch_case(mod, cp, case, bufs)
+        return None
+    return mod, cp
+
+
 def main(*, doc: str, name: str, script: str, cases, make_buffers, launch_case, section_clock,
          ncu_metrics: dict[str, list[str]], kernel_prefix: str, cubin_note: str) -> dict | None:
     """The command line of a driver (module docstring); the record written, or None for ``launch``."""
@@ -56,13 +70,10 @@ def main(*, doc: str, name: str, script: str, cases, make_buffers, launch_case, 
     ap.add_argument("--out", default=f"/tmp/{name}")
     ap.add_argument("what", nargs="*", default=["clock", "ncu"])
     args = ap.parse_args()
-    import cupy as cp
-    mod = cp.RawModule(path=args.cubin)
-    if args.what[:1] == ["launch"]:
-        bufs = make_buffers(cp)
-        for case in json.loads(Path(args.what[1]).read_text()):
-            launch_case(mod, cp, case, bufs)
+    opened = module_or_launch(args, make_buffers, launch_case)
+    if opened is None:
         return None
+    mod, cp = opened
     Path(args.out).mkdir(parents=True, exist_ok=True)
     rec = {"what": doc.split("\n\n")[0], "provenance": {**device_provenance(), "cubin": cubin_note}}
     if "clock" in args.what:

@@ -270,13 +270,10 @@ def main() -> int:
     ap.add_argument("--clock-control", default="none", choices=["none", "base"])
     ap.add_argument("what", nargs="*", default=["clock", "ncu"])
     args = ap.parse_args()
-    import cupy as cp
-    mod = cp.RawModule(path=args.cubin)
-    if args.what[:1] == ["launch"]:
-        bufs = make_buffers(cp)
-        for case in json.loads(Path(args.what[1]).read_text()):
-            launch_case(mod, cp, case, bufs)
+    opened = onecall.module_or_launch(args, make_buffers, launch_case)
+    if opened is None:
         return 0
+    mod, cp = opened
     Path(args.out).mkdir(parents=True, exist_ok=True)
     rec = {"what": __doc__.split("\n\n")[0], "device_note": "",
            "provenance": {**onecall.device_provenance(), "cubin": CUBIN}}
