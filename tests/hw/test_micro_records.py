@@ -350,3 +350,49 @@ def test_params_json_is_current():
     `python3 benchmarks/micro/derive.py` after changing either)."""
     on_disk = json.loads((MICRO / "params.json").read_text())
     assert on_disk == json.loads(json.dumps(derive.params(), default=str))
+
+
+# ----------------------------------------------------------------------------------------------------
+# hot spots (hotspot.json) and the L1's store merging (stmerge.json): an H200, the GH100 chip, 2026-11-29
+# ----------------------------------------------------------------------------------------------------
+def _rows(name):
+    rec = json.loads((MICRO / f"{name}.json").read_text())
+    assert rec["provenance"]["gpu"].startswith("NVIDIA H") and rec["provenance"]["date_utc"]
+    return rec["rows"]
+
+
+def test_a_one_lane_atomic_on_one_address_costs_the_same_lane_rate_with_or_without_a_result():
+    """ATOM = RED, at 8 or 64 warps an SM, and the same per lane as 32 lanes of one request (1.25-1.27 L2
+    cycles): the slice serialises lanes on one word, there is no lookup per request (model item 19)."""
+    rows = {(r["kernel"], r["k"]): r["derived"] for r in _rows("hotspot") if r["m"] == 1 and r.get("gap") is None}
+    for k in (1, 8):
+        atom, red = rows[("hs_atom_i1", k)]["l2_cycles_per_request"], rows[("hs_red_i1", k)]["l2_cycles_per_request"]
+        lane32 = rows[("hs_red_i32", k)]["l2_cycles_per_lane"]
+        assert atom == pytest.approx(red, rel=0.02) and red == pytest.approx(lane32, rel=0.02)
+        assert 1.2 < red < 1.35
+
+
+def test_stores_to_one_address_reach_l2_at_most_once_per_two_l2_cycles_and_the_rest_merge_in_the_l1():
+    """Every SM storing to one address: while stores come faster than the slice takes them, the L2 sees
+    0.47-0.50 write requests per L2 cycle whatever the rate (the others joined a store waiting in its SM's
+    L1); spaced out below that rate, every store is a request of its own."""
+    for r in (r for r in _rows("stmerge") if r["group"] == "c1_shared"):
+        n, stores = r["ncu"], r["derived"]["stores"]
+        per_cycle = n["lts__t_requests_srcunit_tex_op_write.sum"] / n["lts__cycles_elapsed.avg"]
+        offered = stores / n["lts__cycles_elapsed.avg"]
+        assert per_cycle <= 0.50
+        if offered > 0.55:
+            assert per_cycle >= 0.47
+        if offered < 0.35:
+            assert r["derived"]["l2_write_requests_per_store"] == pytest.approx(1.0, abs=0.01)
+
+
+def test_with_its_slice_idle_an_sm_merges_only_stores_a_few_cycles_apart():
+    """Each SM storing to its own line: one warp's stores 16 cycles apart go four to a request, 40 or more
+    cycles apart one each."""
+    for r in (r for r in _rows("stmerge") if r["group"] == "c1_own"):
+        spacing, per_store = r["derived"]["sm_store_spacing_cycles"], r["derived"]["l2_write_requests_per_store"]
+        if spacing <= 20:
+            assert per_store == pytest.approx(0.25, abs=0.01)
+        elif spacing >= 39:
+            assert per_store == pytest.approx(1.0, abs=0.01)
