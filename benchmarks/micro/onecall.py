@@ -23,6 +23,24 @@ sys.path.insert(0, str(HERE / "walk"))
 from walk import provenance as device_provenance
 
 
+def ncu_rows(stdout: str, kernel_prefix: str, metrics: list[str]) -> list[dict]:
+    """The kernels of ``ncu --csv --page raw`` output whose name starts with ``kernel_prefix``, in launch order:
+    per kernel ``kernel_seen`` (its name) and each of ``metrics`` as a float (None where ncu gave none)."""
+    lines = [ln for ln in stdout.splitlines() if ln.startswith('"')]
+    out = []
+    for r in csv.DictReader(io.StringIO("\n".join(lines))):
+        if not r.get("Kernel Name", "").startswith(kernel_prefix):
+            continue
+        vals = {"kernel_seen": r.get("Kernel Name")}
+        for m in metrics:
+            try:
+                vals[m] = float(r[m].replace(",", ""))
+            except (KeyError, ValueError, AttributeError):
+                vals[m] = None
+        out.append(vals)
+    return out
+
+
 def ncu_section(script: str, cubin: str, out_dir: str, metrics: list[str], cases: list[dict],
                 kernel_prefix: str) -> dict:
     """Every case launched once by ``script launch SPEC`` under ncu: its ``metrics`` per case, in order."""
@@ -32,18 +50,8 @@ def ncu_section(script: str, cubin: str, out_dir: str, metrics: list[str], cases
            "--metrics", ",".join(metrics), sys.executable, script, "--cubin", cubin, "launch", str(spec)]
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
-    lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
-    rows = [r for r in csv.DictReader(io.StringIO("\n".join(lines)))
-            if r.get("Kernel Name", "").startswith(kernel_prefix)]
-    out = []
-    for case, r in zip(cases, rows):
-        vals = {}
-        for m in metrics:
-            try:
-                vals[m] = float(r[m].replace(",", ""))
-            except (KeyError, ValueError):
-                vals[m] = None
-        out.append({**case, "kernel_seen": r.get("Kernel Name"), "ncu": vals})
+    out = [{**case, "kernel_seen": vals.pop("kernel_seen"), "ncu": vals}
+           for case, vals in zip(cases, ncu_rows(p.stdout, kernel_prefix, metrics))]
     return {"command": " ".join(cmd[:9]) + " ...", "rc": p.returncode, "seconds": round(time.time() - t0, 1),
             "stderr_tail": p.stderr[-1500:] if p.returncode else "", "rows": out}
 

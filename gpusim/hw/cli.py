@@ -188,12 +188,16 @@ def cmd_validate(a) -> int:
     kept, reused = {}, None
     if a.reuse:
         import json
+        import re
         from gpusim.errors import GpusimError
         try:
-            kept = val.reusable_outcomes(val.read_results(a.reuse), options, refs, a.redo)
+            redo = re.compile(a.redo) if a.redo else None
+        except re.error as e:
+            raise SystemExit(f"gpusim validate: --redo {a.redo!r}: not a regular expression ({e})") from None
+        try:
+            kept = val.reusable_outcomes(val.read_results(a.reuse), options, refs, redo)
         except GpusimError as e:
-            raise SystemExit(f"gpusim validate: {e}" if str(e).startswith("--redo") else
-                             f"gpusim validate: --reuse {a.reuse}: {e}") from None
+            raise SystemExit(f"gpusim validate: --reuse {a.reuse}: {e}") from None
         reused = {"file": a.reuse, "commit": json.loads(Path(a.reuse).read_text()).get("commit"),
                   "kept": len(kept), "redo": a.redo}
         if not a.quiet:

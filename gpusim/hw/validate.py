@@ -523,12 +523,12 @@ def run_validation(refs: list[RecordRef], options: SimOptions, *, simulate=simul
 
 
 def reusable_outcomes(before: Validation, options: SimOptions, refs: list[RecordRef],
-                      redo: str | None = None) -> dict[str, Outcome]:
+                      redo: re.Pattern | None = None) -> dict[str, Outcome]:
     """Of ``refs`` (the records a new run found), those whose outcome an earlier run (``gpusim validate --reuse
     FILE``) may give instead of simulating them again, by name: a record ``before`` holds a simulated result
     for (counted or an untrusted sample), timed as the new run would time it (sampled, or in full detail,
     where ``ref.sample`` says), that the new run does not leave out, and whose name does not match ``redo`` (a
-    regular expression).  Records it did not simulate (an error, the time limit) are not kept.  The earlier
+    compiled regular expression).  Records it did not simulate (an error, the time limit) are not kept.  The earlier
     run must have used the same preset, clock and run options: its figures would be another model's."""
     mine = (options.gpu, options.clock, tuple(sorted(options.run_options)))
     theirs = (before.options.gpu, before.options.clock, tuple(sorted(before.options.run_options)))
@@ -536,15 +536,11 @@ def reusable_outcomes(before: Validation, options: SimOptions, refs: list[Record
         raise GpusimError(f"the earlier results were simulated with gpu={theirs[0]}, clock={theirs[1]}, options "
                           f"{dict(theirs[2])}, not gpu={mine[0]}, clock={mine[1]}, options {dict(mine[2])}: "
                           "their figures cannot be kept")
-    try:
-        pattern = re.compile(redo) if redo else None
-    except re.error as e:
-        raise GpusimError(f"--redo {redo!r}: not a regular expression ({e})") from None
     earlier = {o.ref.name: o for o in before.outcomes if o.cycles_sim is not None}
     kept = {}
     for r in refs:
         o = earlier.get(r.name)
-        if o is None or r.left_out or (pattern and pattern.search(r.name)):
+        if o is None or r.left_out or (redo and redo.search(r.name)):
             continue
         if r.sample is not None and r.sample != (o.sampled_bound_pct is not None):
             continue                      # sampled then and in full detail now, or the other way round

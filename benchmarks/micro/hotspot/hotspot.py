@@ -27,8 +27,6 @@ the opcodes of each kernel counted into the record.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import re
 import statistics
@@ -172,17 +170,7 @@ def ncu_run(script: str, cubin: str, spec: Path, metrics: list[str], rows: list[
     except subprocess.TimeoutExpired as e:
         rc, stdout, stderr = "timeout", (e.stdout or b"").decode(errors="replace"), (e.stderr or b"").decode(
             errors="replace")
-    lines = [ln for ln in stdout.splitlines() if ln.startswith('"')]
-    got = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith(PREFIX)]
-    vals_rows = []
-    for case, r in zip(rows, got):
-        vals = {"kernel_seen": r.get("Kernel Name")}
-        for m in metrics:
-            try:
-                vals[m] = float(r[m].replace(",", ""))
-            except (KeyError, ValueError):
-                vals[m] = None
-        vals_rows.append(vals)
+    vals_rows = onecall.ncu_rows(stdout, PREFIX, metrics)[:len(rows)]
     sec = {"command": " ".join(cmd[:11]) + " ...", "rc": rc, "seconds": round(time.time() - t0, 1),
            "stderr_tail": (stderr + stdout[-800:])[-1500:] if rc or not vals_rows else ""}
     return sec, vals_rows

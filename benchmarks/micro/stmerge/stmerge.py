@@ -36,8 +36,6 @@ writes one 16-byte record at the end: ``extra_record_stores``).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import re
 import statistics
@@ -243,17 +241,8 @@ def ncu_run(script: str, cubin: str, spec: Path, metrics: list[str], n_rows: int
         stderr = (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
     except Exception as e:  # noqa: BLE001
         rc, stdout, stderr = f"{type(e).__name__}", "", str(e)
-    lines = [ln for ln in stdout.splitlines() if ln.startswith('"')]
-    got = [r for r in csv.DictReader(io.StringIO("\n".join(lines))) if r.get("Kernel Name", "").startswith(PREFIX)]
-    vals = []
-    for r in got[:n_rows]:
-        v = {"kernel_seen": r.get("Kernel Name")}
-        for m in metrics:
-            try:
-                v[m] = float(r[m].replace(",", ""))
-            except (KeyError, ValueError):
-                v[m] = None
-        vals.append(v)
+    got = onecall.ncu_rows(stdout, PREFIX, metrics)
+    vals = got[:n_rows]
     sec = {"command": " ".join(cmd[:11]) + " ...", "metrics": metrics, "rc": rc,
            "seconds": round(time.time() - t0, 1), "rows_seen": len(got),
            "stderr_tail": (stderr + stdout[-800:])[-1500:] if rc or len(vals) < n_rows else ""}
