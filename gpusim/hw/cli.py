@@ -77,7 +77,9 @@ def register(subparsers) -> None:
                    help="stop a record after this long and report it as not simulated (default 600; 0: none)")
     v.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a keyword argument of gpusim.run for every record, e.g. --set scheduler=lrr")
-    v.add_argument("--out", metavar="FILE.json", help="write every record's result and the tables' figures")
+    v.add_argument("--out", metavar="FILE.json", help="write every record's result and the tables' figures (the "
+                   "file is rewritten as each record finishes: a run stopped before its end leaves the records "
+                   "done, marked partial, which --reuse FILE.json takes up)")
     v.add_argument("--against", metavar="FILE.json",
                    help="an earlier --out file: print each suite's and size class's MAPE and median now and then "
                         "(on the launches simulated both times) and the launches that moved most")
@@ -207,9 +209,17 @@ def cmd_validate(a) -> int:
         print(f"simulating {len(refs)} records in {max(1, a.jobs)} process(es)"
               + (f", {a.time_limit:g} s each at most" if a.time_limit else ""), file=sys.stderr, flush=True)
 
+    finished = list(kept.values())
+
     def show(outcome, done, total):
         if not a.quiet:
             print(val.progress_line(outcome, done, total), file=sys.stderr, flush=True)
+        if a.out:
+            # the results so far, so that a run stopped before its end can be taken up with --reuse
+            finished.append(outcome)
+            partial = val.Validation(outcomes=list(finished), skipped=skipped, options=options)
+            val.write_results(partial, a.out, command=_validate_command(a), reused=reused,
+                              partial={"records_done": done, "of": total})
     v = val.run_validation(refs, options, jobs=a.jobs, time_limit_s=a.time_limit or None, skipped=skipped,
                            progress=show)
     if kept:

@@ -305,6 +305,35 @@ def test_cli_reuse_keeps_earlier_results_and_simulates_the_rest(capsys, tmp_path
         main([*both, "--reuse", str(first), "--redo", "("])
 
 
+def test_cli_out_holds_the_records_done_while_the_run_goes_on(tmp_path, monkeypatch):
+    """--out is rewritten as each record finishes, marked partial with how many of how many are done, so that a
+    run stopped before its end (a time limit on the machine) leaves what it did for --reuse to take up."""
+    from gpusim.cli import main
+    from gpusim.hw import validate as val
+    out = tmp_path / "run.json"
+    seen = []
+    real = val.write_results
+
+    def spy(v, path, command=None, reused=None, partial=None):
+        real(v, path, command=command, reused=reused, partial=partial)
+        seen.append(json.loads(Path(path).read_text()))
+    monkeypatch.setattr(val, "write_results", spy)
+    assert main(["validate", "--golden", str(GOLDEN), "--only", "^(vector_add|saxpy_hand)__small$", "--quiet",
+                 "--out", str(out)]) == 0
+    assert [d.get("partial") for d in seen] == [{"records_done": 1, "of": 2}, {"records_done": 2, "of": 2}, None]
+    assert len(seen[0]["records"]) == 1 and len(seen[-1]["records"]) == 2
+    # a stopped run: its partial file is taken up, the record it has kept, the other simulated
+    stopped = tmp_path / "stopped.json"
+    stopped.write_text(json.dumps(seen[0]))
+    monkeypatch.setattr(val, "write_results", real)
+    done = seen[0]["records"][0]["name"]
+    assert main(["validate", "--golden", str(GOLDEN), "--only", "^(vector_add|saxpy_hand)__small$", "--quiet",
+                 "--reuse", str(stopped), "--out", str(out)]) == 0
+    final = json.loads(out.read_text())
+    assert "partial" not in final and final["reused"]["kept"] == 1
+    assert {r["name"] for r in final["records"]} == {"vector_add__small", "saxpy_hand__small"} and done
+
+
 # -- the README's table ------------------------------------------------------------------------------------------
 RESULTS = Path(__file__).resolve().parents[2] / "gpusim" / "hw" / "validation_h100.json"
 
@@ -326,3 +355,4 @@ def test_committed_results_are_the_current_models():
         assert got["cycles"] == o.cycles_sim, (
             f"{o.ref.name}: {got['cycles']:,.0f} simulated now, {o.cycles_sim:,.0f} in {RESULTS.name}: re-run "
             f"`{doc['command']} --out {RESULTS.relative_to(RESULTS.parents[2])}` and python tools/readme_tables.py")
+
