@@ -122,12 +122,20 @@ class L1Spec:
                                         "atomic (one per sector, and one more for each further lane on one "
                                         "word of it), on top of the request's bank wavefronts; loads behind "
                                         "it wait (0: an atomic costs the pipe its tag passes only)", 0.0)
+    store_merge_window_cycles: float = param("SM cycles after a store's line is ready to leave the L1 during "
+                                             "which a later store of the same SM to the same line joins its L2 "
+                                             "write request (its sectors, not a request of its own); a line its "
+                                             "slice pushes back stays open until the slice can take it (0: "
+                                             "every store line is a request)", 0.0)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "tags_per_cycle",
                   "miss_lines_per_cycle")
         if self.atomic_packet_cycles < 0:
             raise ConfigError(f"{path}.atomic_packet_cycles: must be >= 0 (0: off), got {self.atomic_packet_cycles}")
+        if self.store_merge_window_cycles < 0:
+            raise ConfigError(f"{path}.store_merge_window_cycles: must be >= 0 (0: off), got "
+                              f"{self.store_merge_window_cycles}")
         if self.store_beats_per_cycle < 0:
             raise ConfigError(f"{path}.store_beats_per_cycle: must be >= 0 (0: off), got {self.store_beats_per_cycle}")
         _power_of_two(self, path, "line_bytes", "sector_bytes")

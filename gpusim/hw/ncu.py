@@ -77,6 +77,7 @@ METRICS: tuple[str, ...] = (
     # the L2 fabric between the two partitions, the memory-side clocks, the shared-memory carve-out the
     # driver chose (benchmarks/micro: what the H100 does under load)
     "lts__t_sectors_srcunit_tex.sum", "lts__t_sectors_srcunit_ltcfabric.sum", "lts__cycles_elapsed.avg.per_second",
+    "lts__t_requests_srcunit_tex_op_write.sum",      # write requests after the L1's store merging (micro/stmerge)
     "dram__cycles_elapsed.avg.per_second", "launch__shared_mem_config_size",
     "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
 )

@@ -39,7 +39,9 @@ cdef class MemorySystem:
     cdef public long long inflight_waits, lrc_merged, lrc_limit, atom_free_limit, fabric_sectors, tex_sectors
     cdef public long long l2_reads, l2_writes, l2_atoms, atomic_serialised
     cdef public long long warm_fetched, warm_written_back
-    cdef public double inflight_wait_cycles, store_wb_accepted
+    cdef public double inflight_wait_cycles, store_wb_accepted, store_merge_window
+    cdef public list store_open
+    cdef public long long l2_write_requests, store_merges
     cdef public bint write_back_waits
     cdef public dict lrc, atom_free
     cdef public set _params_installed
@@ -122,8 +124,12 @@ cdef class MemorySystem:
 
     @cython.locals(n="long long", m=double, arrive=double, base="long long", sl="long long", l2=SectoredCache,
                    start=double, cost=double, evicted=list, k="long long", beats="long long", held_until=double,
-                   accepted=double)
+                   accepted=double, o=list, opened=dict, t0=double, close=double, taken=double)
     cdef tuple _write_line(self, double t, long long sm, long long line, long long mask, long long masked)
+
+    @cython.locals(new="long long", sl="long long", n="long long", l2=SectoredCache, evicted=list, base="long long",
+                   k="long long", close=double, m=double, port=double)
+    cdef tuple _join_store(self, double t, long long sm, long long line, long long mask, long long masked, list o)
 
     @cython.locals(t="long long", passes="long long", flags="long long", op_cycles=double, req_cycles=double,
                    word_cycles=double, words=dict, ready="long long", atom_free=dict, prev_sector="long long",

@@ -133,6 +133,7 @@ class MemorySystem:
         self.write_back_waits = spec.dram.write_queue_entries > 0 and not unlimited_dram
         self.atomics_serialise = atomics_serialise
         self.atomic_same_sector_joins = l2.atomic_same_sector_joins
+        self.store_merge_window = float(spec.l1.store_merge_window_cycles)
         self.latency_free_reads = latency_free_reads
         # what a read's crossbar trips lose with latency_free_reads (each way)
         self._read_icnt_cut = spec.interconnect.latency_cycles if latency_free_reads else 0
@@ -182,6 +183,9 @@ class MemorySystem:
         self.atom_free_limit = 1 << 16
         self.warm_fetched = self.warm_written_back = 0
         self.store_wb_accepted = 0.0         # the store being served: the cycle DRAM took its write-backs
+        # per SM: line -> its open L2 write request [cycle it closes, its sectors] (l1.store_merge_window_cycles)
+        self.store_open = [{} for _ in range(self.n_sm)]
+        self.l2_write_requests = self.store_merges = 0
         self.l2_reads = self.l2_writes = self.l2_atoms = 0
         self.atomic_serialised = 0
         self._params_installed: set[int] = set()
@@ -421,6 +425,11 @@ class MemorySystem:
         ``t``: the cycle the previous line of the request got its L1 line (lines go in order)."""
         t = self._line_slot(t, sm)
         m = self._send(t, sm, 0, _POPCOUNT4[mask], 0.0)
+        if self.store_merge_window > 0 and self.store_open[sm]:
+            # a read request leaving the SM sends its open store requests out first: later stores to their
+            # lines make requests of their own (stmerge.json c7_ldo: an L2 load after each store, 1.000
+            # requests a store where 0.26 without it)
+            self.store_open[sm].clear()
         icnt = self.icnt_latency - self._read_icnt_cut       # the latency what-if cuts the trips
         back = _ceil(self._slice_read(m + icnt, sm, line, mask) + icnt) + self.l1_hit
         self._hold_line(sm, back)
@@ -673,10 +682,28 @@ class MemorySystem:
     def _write_line(self, t, sm, line, mask, masked) -> tuple[float, float]:
         """Send a line's store data to its slice: (cycle it left the SM, cycle it got the L1 line it held till
         then); ``t`` as for :meth:`_read_line`.  The data goes as beats: one per written sector (``mask``),
-        and one for the byte mask when a sector is written only in part (``masked``)."""
+        and one for the byte mask when a sector is written only in part (``masked``).
+
+        With ``l1.store_merge_window_cycles`` (measured on the GH100, ``tests/golden/h100/micro/stmerge.json``)
+        the request stays open: a later store of this SM to the line joins it (:meth:`_join_store`) until
+        ``store_merge_window_cycles`` after this one, or, when its slice pushes back, until the slice can take
+        it.  Simplified: the window does not grow with the stores that join (the GH100's does, while the SM
+        keeps writing the line at its full store rate: 8 warps storing back to back to their SM's line, one
+        request per ~123 stores; the model one per ~16, as its tag stage takes a store a cycle and a
+        sliding window would merge the stores of 8 warps to 8 lines, which the GH100 merges two to a
+        request); a store that joins travels with a request that may have left already (the data's time
+        is the request's); a byte-mask beat is not added when a joining store writes part of a sector the
+        request wrote whole.  A read request leaving the SM (an L1 miss) closes every open request of the
+        SM (:meth:`_read_line`); atomics, not measured, do not."""
+        if self.store_merge_window > 0:
+            o = self.store_open[sm].get(line)
+            if o is not None and t < o[0]:
+                return self._join_store(t, sm, line, mask, masked, o)
+        t0 = t
         t = self._line_slot(t, sm)
         n = _POPCOUNT4[mask]
         beats = n + masked
+        self.l2_write_requests += 1
         m = self._send(t, sm, n, 0, beats * self.store_beat_cycles)
         arrive = m + self.icnt_latency
         base = line << 2
@@ -718,6 +745,57 @@ class MemorySystem:
             if accepted > start and accepted > self.store_wb_accepted:
                 self.store_wb_accepted = accepted
         self._hold_line(sm, held_until)
+        if self.store_merge_window > 0:
+            opened = self.store_open[sm]
+            if len(opened) >= 64:                  # forget the lines closed by now
+                self.store_open[sm] = opened = {k: v for k, v in opened.items() if v[0] > t0}
+            # open a window after the store, or, when its slice pushes back, until the slice can take it (not
+            # while it waits for the SM's port: the model's tag stage takes a store a cycle, the port one per
+            # two beats, so that wait grows with the stores an SM issues in a row)
+            close = t0 + self.store_merge_window
+            taken = start - self.icnt_latency if start > arrive else 0.0
+            opened[line] = [taken if taken > close else close, mask]
+        return m, t
+
+    def _join_store(self, t, sm, line, mask, masked, o) -> tuple[float, float]:
+        """A store to ``line`` at cycle ``t`` while the SM's request ``o`` for it is open (see
+        :meth:`_write_line`): its sectors go with that request.  Its beats still pass the L1's port towards
+        the crossbar (the SM's store rate is the same whether its stores merge or not: 2.8 cycles a one-lane
+        store with 8 warps storing to one line, to one line each, or all SMs to one address, stmerge.json),
+        but not the crossbar or the slice: a sector the request does not have yet adds its beat at the slice
+        and counts as a sector written.  Returns (cycle its beats passed the port, ``t``): it takes no L1
+        line of its own."""
+        self.store_merges += 1
+        m = self.miss_free[sm]
+        if t > m:
+            m = t
+        port = (_POPCOUNT4[mask] + masked) * self.store_beat_cycles
+        self.miss_free[sm] = m + (port if port > self.miss_cycles else self.miss_cycles)
+        new = mask & ~o[1]
+        sl = self.slice_of_line(line)
+        base = line << 2
+        if new:
+            n = _POPCOUNT4[new]
+            o[1] |= new
+            self.slice_free[sl] += n * (self.slice_write_beat_cycles if self.slice_write_beat_cycles > 0
+                                        else self.slice_sector_cycles)
+            self.l2_writes += n
+            self.tex_sectors += n
+            if self.sm_partition[sm] != self.slice_partition[sl]:
+                self.fabric_sectors += n
+                self.l2_writes += n
+            l2 = self._l2(sl)
+            evicted: list[int] = []
+            for k in range(4):
+                if new >> k & 1:
+                    l2.write(base + k, allocate=True, evicted=evicted)
+            if evicted:
+                self._write_back(t, evicted)
+        for k in range(4):
+            if mask >> k & 1:
+                self.lrc.pop(base + k, None)
+        if self.partition_copies:
+            self._drop_copies(sl, line)
         return m, t
 
     def _global_atomic(self, now, sm, request):
@@ -884,6 +962,9 @@ class MemorySystem:
         out["lts__t_sectors_op_read.sum"] = float(self.l2_reads)
         out["lts__t_sectors_op_write.sum"] = float(self.l2_writes)
         out["lts__t_sectors_op_atom.sum"] = float(self.l2_atoms)
+        # write requests from the SMs' L1s, after stores joined an open request (l1.store_merge_window_cycles)
+        out["lts__t_requests_srcunit_tex_op_write.sum"] = float(self.l2_write_requests)
+        out["gpusim__l1_store_merges.sum"] = float(self.store_merges)
         out["lts__t_sectors_lookup_hit.sum"] = float(l2_hits)
         out["lts__t_sectors_lookup_miss.sum"] = float(l2_misses)
         out["lts__t_sector_hit_rate.pct"] = 100.0 * l2_hits / (l2_hits + l2_misses) if l2_hits + l2_misses else 0.0

@@ -74,8 +74,21 @@ __device__ __forceinline__ void record(uint4 *out, long long t0, long long late)
     out[gw] = make_uint4((u32)(t1 - t0), (u32)(late > 0xffffffffLL ? 0xffffffffLL : late), smid(), 0u);
 }
 
-// stores on an absolute schedule: warp w's k-th store at T0 + stagger * w + k * gap
-template <int STK>
+// the k-th "other" store of a warp (SHOC BFS's levels[u] beside its *flag): a line no other store of the
+// launch writes within 31 trips (OTHER_LINES lines from OTHER_BASE, one per (trip, global warp))
+#define OTHER_BASE 16384
+#define OTHER_LINES 32768
+__device__ __forceinline__ int *other_line(int *buf, int k)
+{
+    const int gw = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int nw = (gridDim.x * blockDim.x) >> 5;
+    return buf + (OTHER_BASE + ((k * nw + gw) & (OTHER_LINES - 1))) * LINE;
+}
+
+// stores on an absolute schedule: warp w's k-th store at T0 + stagger * w + k * gap; OTHER 1: a store to
+// another line (other_line) right after each, 2: right before each, 3: an L2 load (ld.global.cg, an L1
+// miss every time) of another line right after each, its value used only after the next store
+template <int STK, int OTHER = 0>
 __device__ __forceinline__ void gap_body(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf,
                                          uint4 *out)
 {
@@ -85,12 +98,21 @@ __device__ __forceinline__ void gap_body(int n, int gap, int z, int lsel, int ws
     int *p = target(buf, lsel, wsel);
     long long t = t0 + (long long)stagger * (threadIdx.x >> 5);
     long long late = 0;
+    int prev = 0;
 #pragma unroll 1
     for (int k = 0; k < n; k++) {
         long long c;
         while ((c = clk()) < t)
             ;
+        if (OTHER == 2)
+            st<0>(other_line(buf, k), 1);
         st<STK>(p + (k & z), 1);
+        if (OTHER == 1)
+            st<0>(other_line(buf, k), 1);
+        if (OTHER == 3) {
+            late += prev & z;                      // the previous trip's load, after this trip's store
+            asm volatile("ld.global.cg.b32 %0, [%1];" : "=r"(prev) : "l"(other_line(buf, k) + 1) : "memory");
+        }
         late += c - t;
         t += gap;
     }
@@ -100,6 +122,21 @@ __device__ __forceinline__ void gap_body(int n, int gap, int z, int lsel, int ws
 extern "C" __global__ void stm_gap(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
 {
     gap_body<0>(n, gap, z, lsel, wsel, stagger, buf, out);
+}
+
+extern "C" __global__ void stm_gap_sto(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    gap_body<0, 1>(n, gap, z, lsel, wsel, stagger, buf, out);
+}
+
+extern "C" __global__ void stm_gap_sto_b(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    gap_body<0, 2>(n, gap, z, lsel, wsel, stagger, buf, out);
+}
+
+extern "C" __global__ void stm_gap_ldo(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    gap_body<0, 3>(n, gap, z, lsel, wsel, stagger, buf, out);
 }
 
 extern "C" __global__ void stm_gap_vol(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
@@ -237,7 +274,8 @@ extern "C" __global__ void stm_pair(int n, int gap, int z, int lsel, int ob, int
 //   X 0 nothing; 1 ld.global.b32 of the same word, its value used at once (the warp waits for it);
 //   2 ld.global.cg (L2) same word, used; 3 ld.volatile.global same word, used; 4 ld.global of another line
 //   (OTHER_OFFSET words on), used; 5 __threadfence() ; 6 __threadfence_block(); 7 fence.acq_rel.gpu;
-//   8 ld.global same word, its value not waited for until after the next store
+//   8 ld.global same word, its value not waited for until after the next store; 9 a store to another line
+//   (other_line); 10 ld.global.cg (L2) of another line, its value not waited for until after the next store
 template <int X>
 __device__ __forceinline__ void x_body(int n, int z, int lsel, int wsel, int *buf, uint4 *out)
 {
@@ -271,6 +309,12 @@ __device__ __forceinline__ void x_body(int n, int z, int lsel, int wsel, int *bu
             // used at once: the next store's address depends on it (v is 1, so (v & z) = 0)
             p += v & z;
             acc += v;
+        }
+        if (X == 9)
+            st<0>(other_line(buf, k), 1);
+        if (X == 10) {                             // an L2 load of another line, waited for after the next store
+            acc += prev;
+            asm volatile("ld.global.cg.b32 %0, [%1];" : "=r"(prev) : "l"(other_line(buf, k) + 1) : "memory");
         }
         if (X == 8) {
             acc += prev;                           // the previous trip's load, after this trip's store
@@ -318,6 +362,16 @@ extern "C" __global__ void stm_x_fence_cta(int n, int gap, int z, int lsel, int 
 extern "C" __global__ void stm_x_fence_acqrel(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
 {
     x_body<7>(n, z, lsel, wsel, buf, out);
+}
+
+extern "C" __global__ void stm_x_sto(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    x_body<9>(n, z, lsel, wsel, buf, out);
+}
+
+extern "C" __global__ void stm_x_ldo(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    x_body<10>(n, z, lsel, wsel, buf, out);
 }
 
 extern "C" __global__ void stm_x_ld_late(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)

@@ -25,6 +25,14 @@ line and word are chosen and how the stores are timed on the SM clock).  Groups:
   c4_x                 store, then X, every trip (X: a load of the same word (L1 / .cg / volatile), of another
                        line, __threadfence, __threadfence_block, fence.acq_rel.gpu, a load waited for later)
   c5_8w / c5_drain     8 warps an SM as c1 (all warps start together), and W warps each on its own line
+  c6_sto               as c1 / c5_8w, each store followed (stm_gap_sto, stm_x_sto) or preceded (_sto_b) by a
+                       store to a line no other store of the launch writes meanwhile (SHOC BFS's levels[u]
+                       beside its *flag), and the plain stores beside them in the same call: whether a store
+                       to another line sends the waiting one out (flag_requests_per_store: the write requests
+                       less one per other store and per record, per flag store)
+  c7_ldo               as c6_sto with an L2 load (ld.global.cg: an L1 miss every time) of another line after
+                       each store instead (stm_gap_ldo, stm_x_ldo; its value used after the next store):
+                       whether a read request leaving the SM sends the waiting store out
 Section ``clock``: n chosen per case so that a launch takes 150-2000 us (about 300), CUDA-event time (median of
 5), and from the kernel's own records the SM cycles a warp's loop trip took, the stores' lateness against
 the schedule, and the SMs used.  Section ``ncu``: each case once under ncu (--clock-control none: the
@@ -133,6 +141,25 @@ def cases() -> list[dict]:
         add("c5_8w", "stm_gap", W=8, lsel=2, gap=gap)
     for W in (1, 2, 4, 16, 32):
         add("c5_drain", "stm_tight", W=W, lsel=2)
+    # a store to another line beside each store
+    for lsel in (0, 1):
+        for W, gs in ((1, (64, 128, 256, 512, 1024)), (8, (256, 1024, 2048))):
+            for gap in gs:
+                for k in ("stm_gap", "stm_gap_sto"):
+                    add("c6_sto", k, W=W, lsel=lsel, gap=gap)
+            add("c6_sto", "stm_gap_sto_b", W=W, lsel=lsel, gap=gs[1])
+        for W in (1, 8):
+            add("c6_sto", "stm_x_none", W=W, lsel=lsel)
+            add("c6_sto", "stm_x_sto", W=W, lsel=lsel)
+    # an L1-missing load beside each store
+    for lsel in (0, 1):
+        for W, gs in ((1, (32, 128, 256, 1024)), (8, (256, 1024, 2048))):
+            for gap in gs:
+                for k in ("stm_gap", "stm_gap_ldo"):
+                    add("c7_ldo", k, W=W, lsel=lsel, gap=gap)
+        for W in (1, 8):
+            add("c7_ldo", "stm_x_none", W=W, lsel=lsel)
+            add("c7_ldo", "stm_x_ldo", W=W, lsel=lsel)
     for i, c in enumerate(out):
         c["id"] = i
         c["blocks"] = BLOCKS
@@ -301,6 +328,8 @@ def derive(row: dict) -> dict:
     stores = stores_of(row)
     d = {"stores": stores, "extra_record_stores": row["storing_warps"]}
     w, s = g.get("lts__t_requests_srcunit_tex_op_write.sum"), g.get("l1tex__m_l1tex2xbar_write_sectors.sum")
+    if w is not None and "_sto" in row["kernel"]:         # one other store a trip: a request each
+        d["flag_requests_per_store"] = round(max(0.0, w - stores - d["extra_record_stores"]) / stores, 4)
     if w is not None:
         d["l2_write_requests_per_store"] = round(w / stores, 4)
         d["l2_write_requests_per_store_less_records"] = round(max(0.0, w - d["extra_record_stores"]) / stores, 4)
@@ -364,6 +393,7 @@ def main() -> int:
     ap.add_argument("--cubin", default=str(HERE / "stmerge.cubin"))
     ap.add_argument("--out", default="/tmp/stmerge")
     ap.add_argument("--sass", default=None)
+    ap.add_argument("--groups", default=None, help="only these case groups (comma-separated, e.g. c6_sto)")
     ap.add_argument("what", nargs="*", default=["clock", "ncu"])
     args = ap.parse_args()
     opened = onecall.module_or_launch(args, make_buffers, launch_case)
@@ -380,7 +410,8 @@ def main() -> int:
     if args.sass:
         rec["sass"] = sass_summary(args.cubin, args.sass)
     t0 = time.time()
-    rows = section_clock(mod, cp, cases())
+    chosen = [c for c in cases() if not args.groups or c["group"] in args.groups.split(",")]
+    rows = section_clock(mod, cp, chosen)
     rec["clock_seconds"] = round(time.time() - t0, 1)
     rec["provenance_after_clock"] = onecall.device_provenance()["nvidia_smi"]
     rec["rows"] = rows
