@@ -127,12 +127,16 @@ class L1Spec:
                                              "write request (its sectors, not a request of its own); a line its "
                                              "slice pushes back stays open until the slice can take it (0: "
                                              "every store line is a request)", 0.0)
+    store_merge_max_lines: int = param("a store request of more lines than this neither joins nor opens a "
+                                       "write request (0: any)", 0)
 
     def validate(self, path: str) -> None:
         _positive(self, path, "hit_latency_cycles", "size_bytes", "associativity", "tags_per_cycle",
                   "miss_lines_per_cycle")
         if self.atomic_packet_cycles < 0:
             raise ConfigError(f"{path}.atomic_packet_cycles: must be >= 0 (0: off), got {self.atomic_packet_cycles}")
+        if self.store_merge_max_lines < 0:
+            raise ConfigError(f"{path}.store_merge_max_lines: must be >= 0 (0: any), got {self.store_merge_max_lines}")
         if self.store_merge_window_cycles < 0:
             raise ConfigError(f"{path}.store_merge_window_cycles: must be >= 0 (0: off), got "
                               f"{self.store_merge_window_cycles}")

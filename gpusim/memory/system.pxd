@@ -40,6 +40,7 @@ cdef class MemorySystem:
     cdef public long long l2_reads, l2_writes, l2_atoms, atomic_serialised
     cdef public long long warm_fetched, warm_written_back
     cdef public double inflight_wait_cycles, store_wb_accepted, store_merge_window
+    cdef public long long store_merge_lines
     cdef public list store_open
     cdef public long long l2_write_requests, store_merges
     cdef public bint write_back_waits
@@ -119,13 +120,14 @@ cdef class MemorySystem:
 
     @cython.locals(t="long long", passes="long long", l1=SectoredCache, bypass=bint, slot=double, left=double,
                    line="long long", mask="long long", sector="long long", ln="long long", ready="long long",
-                   i="long long", masked="long long")
+                   i="long long", masked="long long", merge=bint)
     cdef tuple _global_store(self, long long now, long long sm, MemoryRequest request)
 
     @cython.locals(n="long long", m=double, arrive=double, base="long long", sl="long long", l2=SectoredCache,
                    start=double, cost=double, evicted=list, k="long long", beats="long long", held_until=double,
                    accepted=double, o=list, opened=dict, t0=double, close=double, taken=double)
-    cdef tuple _write_line(self, double t, long long sm, long long line, long long mask, long long masked)
+    cdef tuple _write_line(self, double t, long long sm, long long line, long long mask, long long masked,
+                           bint merge=*)
 
     @cython.locals(new="long long", sl="long long", n="long long", l2=SectoredCache, evicted=list, base="long long",
                    k="long long", close=double, m=double, port=double)

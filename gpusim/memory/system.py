@@ -134,6 +134,7 @@ class MemorySystem:
         self.atomics_serialise = atomics_serialise
         self.atomic_same_sector_joins = l2.atomic_same_sector_joins
         self.store_merge_window = float(spec.l1.store_merge_window_cycles)
+        self.store_merge_lines = int(spec.l1.store_merge_max_lines) or 32
         self.latency_free_reads = latency_free_reads
         # what a read's crossbar trips lose with latency_free_reads (each way)
         self._read_icnt_cut = spec.interconnect.latency_cycles if latency_free_reads else 0
@@ -658,19 +659,20 @@ class MemorySystem:
         mask = 0
         i = -1                                         # the line's index among the request's lines
         masked = request.masked_lines
+        merge = self.store_merge_window > 0 and request.lines <= self.store_merge_lines
         for sector in request.sectors:
             if not bypass:
                 l1.write(sector, allocate=False)       # write-through, no allocate: update if present
             ln = sector >> 2
             if ln != line:
                 if mask:
-                    left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1)
+                    left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1, merge)
                 line = ln
                 mask = 0
                 i += 1
             mask |= 1 << (sector & 3)
         if mask:
-            left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1)
+            left, slot = self._write_line(slot, sm, line, mask, masked >> i & 1, merge)
         # accepted when its last line has left the SM, or, when a line's write-back had to wait for DRAM's
         # write buffer, when that was taken (the warp's stores are done only then: drain)
         ready = max(t + 1, _ceil(left) + 1, _ceil(self.store_wb_accepted))
@@ -679,7 +681,7 @@ class MemorySystem:
             return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes
 
-    def _write_line(self, t, sm, line, mask, masked) -> tuple[float, float]:
+    def _write_line(self, t, sm, line, mask, masked, merge=False) -> tuple[float, float]:
         """Send a line's store data to its slice: (cycle it left the SM, cycle it got the L1 line it held till
         then); ``t`` as for :meth:`_read_line`.  The data goes as beats: one per written sector (``mask``),
         and one for the byte mask when a sector is written only in part (``masked``).
@@ -694,8 +696,10 @@ class MemorySystem:
         request); a store that joins travels with a request that may have left already (the data's time
         is the request's); a byte-mask beat is not added when a joining store writes part of a sector the
         request wrote whole.  A read request leaving the SM (an L1 miss) closes every open request of the
-        SM (:meth:`_read_line`); atomics, not measured, do not."""
-        if self.store_merge_window > 0:
+        SM (:meth:`_read_line`); atomics, not measured, do not.  ``merge``: the store may merge (the window is
+        on, and the request has at most ``l1.store_merge_max_lines`` lines: a naive transpose's 32-line
+        stores never merge on the GH100, stmerge.json c9_tr)."""
+        if merge:
             o = self.store_open[sm].get(line)
             if o is not None and t < o[0]:
                 return self._join_store(t, sm, line, mask, masked, o)
@@ -745,7 +749,7 @@ class MemorySystem:
             if accepted > start and accepted > self.store_wb_accepted:
                 self.store_wb_accepted = accepted
         self._hold_line(sm, held_until)
-        if self.store_merge_window > 0:
+        if merge:
             opened = self.store_open[sm]
             if len(opened) >= 64:                  # forget the lines closed by now
                 self.store_open[sm] = opened = {k: v for k, v in opened.items() if v[0] > t0}

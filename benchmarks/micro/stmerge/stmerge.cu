@@ -374,6 +374,64 @@ extern "C" __global__ void stm_x_ldo(int n, int gap, int z, int lsel, int wsel, 
     x_body<10>(n, z, lsel, wsel, buf, out);
 }
 
+// A store by lane 0 to the target, then stores to m = wsel lines that no other store of the launch writes
+// meanwhile (other_line of trip k * 32 + i): MANY 1 as one STG of lanes 0..m-1 (an uncoalesced store of m
+// lines, as a naive transpose's), 0 as m STGs of lane 0.  Whether the first store's write request stays open
+// while m other lines are written: how many lines an SM keeps open.
+template <int MANY>
+__device__ __forceinline__ void many_body(int n, int z, int lsel, int m, int *buf, uint4 *out)
+{
+    const long long t0 = block_t0();
+    const int lane = threadIdx.x & 31;
+    int *p = target(buf, lsel, 0);
+    while (clk() < t0)
+        ;
+#pragma unroll 1
+    for (int k = 0; k < n; k++) {
+        if (lane == 0)
+            st<0>(p + (k & z), 1);
+        if (MANY) {
+            if (lane < m)
+                st<0>(other_line(buf, k * 32 + lane), 1);
+        } else if (lane == 0) {
+#pragma unroll 1
+            for (int i = 0; i < m; i++)
+                st<0>(other_line(buf, k * 32 + i), 1);
+        }
+    }
+    if (lane == 0)
+        record(out, t0, 0);
+}
+
+extern "C" __global__ void stm_many(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    many_body<1>(n, z, lsel, wsel, buf, out);
+}
+
+extern "C" __global__ void stm_seq(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    many_body<0>(n, z, lsel, wsel, buf, out);
+}
+
+// A naive transpose's stores: lanes 0..m-1 (m = wsel) of every warp store to m lines, one lane a line (lane l
+// to line base + l), warp w to word w % 8 of each: the block's warps write the same m lines, back to back.
+// lsel 1: the block's own m lines (the slices idle); lsel 0: the same m lines for every block.
+extern "C" __global__ void stm_tr(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
+{
+    const long long t0 = block_t0();
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    int *p = buf + (OTHER_BASE + OTHER_LINES + (lsel == 0 ? 0 : 32 * blockIdx.x) + lane) * LINE + (w & 7);
+    while (clk() < t0)
+        ;
+#pragma unroll 1
+    for (int k = 0; k < n; k++) {
+        if (lane < wsel)
+            st<0>(p + (k & z), 1);
+    }
+    if (lane == 0)
+        record(out, t0, 0);
+}
+
 extern "C" __global__ void stm_x_ld_late(int n, int gap, int z, int lsel, int wsel, int stagger, int *buf, uint4 *out)
 {
     x_body<8>(n, z, lsel, wsel, buf, out);

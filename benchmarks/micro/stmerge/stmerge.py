@@ -30,6 +30,14 @@ line and word are chosen and how the stores are timed on the SM clock).  Groups:
                        beside its *flag), and the plain stores beside them in the same call: whether a store
                        to another line sends the waiting one out (flag_requests_per_store: the write requests
                        less one per other store and per record, per flag store)
+  c8_many              lane 0 stores to the target, then m = wsel other lines are written (each line once in
+                       31+ trips): by one STG of m lanes (stm_many: an uncoalesced store, as a naive
+                       transpose's) or by m STGs of lane 0 (stm_seq); flag_requests_per_store as c6_sto with
+                       m other-line requests a trip: how many lines an SM keeps open for merging
+  c9_tr                a naive transpose's stores (stm_tr): lanes 0..m-1 (m = wsel) of each of W warps store to m
+                       lines, lane l to line l, warp w to word w % 8, back to back: the block's warps write the
+                       same m lines; lsel 1 the block's own lines, 0 the same lines for every block;
+                       requests_per_line_store: the write requests per line written
   c7_ldo               as c6_sto with an L2 load (ld.global.cg: an L1 miss every time) of another line after
                        each store instead (stm_gap_ldo, stm_x_ldo; its value used after the next store):
                        whether a read request leaving the SM sends the waiting store out
@@ -160,6 +168,16 @@ def cases() -> list[dict]:
         for W in (1, 8):
             add("c7_ldo", "stm_x_none", W=W, lsel=lsel)
             add("c7_ldo", "stm_x_ldo", W=W, lsel=lsel)
+    # m other lines written between two stores to the target
+    for W in (1, 8):
+        for k in ("stm_many", "stm_seq"):
+            for m in (0, 1, 2, 3, 4, 6, 8, 16, 31):
+                add("c8_many", k, W=W, lsel=0, wsel=m)
+    # a naive transpose's stores: m lines a store, the block's warps on the same lines
+    for lsel in (1, 0):
+        for W in (1, 2, 8):
+            for m in (1, 2, 8, 32):
+                add("c9_tr", "stm_tr", W=W, lsel=lsel, wsel=m)
     for i, c in enumerate(out):
         c["id"] = i
         c["blocks"] = BLOCKS
@@ -199,6 +217,10 @@ def choose_n(mod, cp, c: dict, bufs: dict) -> tuple[int, list]:
     """n so that one launch takes LOW_US..HIGH_US (aiming at TARGET_US); the tries (n, us) beside it."""
     if c["kernel"].startswith(("stm_gap", "stm_pair")):
         per = max(c["gap"], 24)
+    elif c["kernel"] == "stm_tr":
+        per = 4 * c["W"] * c["wsel"]
+    elif c["kernel"] in ("stm_many", "stm_seq"):
+        per = 40 * c["W"] * (1 + c["wsel"])
     elif c["kernel"].startswith("stm_x") and c["kernel"] != "stm_x_none":
         per = 200 * c["W"]
     else:
@@ -330,6 +352,10 @@ def derive(row: dict) -> dict:
     w, s = g.get("lts__t_requests_srcunit_tex_op_write.sum"), g.get("l1tex__m_l1tex2xbar_write_sectors.sum")
     if w is not None and "_sto" in row["kernel"]:         # one other store a trip: a request each
         d["flag_requests_per_store"] = round(max(0.0, w - stores - d["extra_record_stores"]) / stores, 4)
+    if w is not None and row["kernel"] == "stm_tr":
+        d["requests_per_line_store"] = round(max(0.0, w - d["extra_record_stores"]) / (stores * row["wsel"]), 4)
+    if w is not None and row["kernel"] in ("stm_many", "stm_seq"):      # m other lines a trip: a request each
+        d["flag_requests_per_store"] = round(max(0.0, w - row["wsel"] * stores - d["extra_record_stores"]) / stores, 4)
     if w is not None:
         d["l2_write_requests_per_store"] = round(w / stores, 4)
         d["l2_write_requests_per_store_less_records"] = round(max(0.0, w - d["extra_record_stores"]) / stores, 4)
