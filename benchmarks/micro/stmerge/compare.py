@@ -7,7 +7,8 @@ per store.
 The device's kernels (stmerge.cu) time their stores against clock64, which a trace-driven model cannot
 follow, so the model runs ``merge.ptx`` (written for this comparison): lane 0 of each warp of 132 blocks
 (one an SM) stores back to back (st_tight), ~50 cycles apart (st_pad) or with an L2 load of a fresh line
-after each store (st_ldo), to the SM's line or to one address for the GPU.  Each case names the device rows
+after each store (st_ldo), to the SM's line or to one address for the GPU; or all warps' lanes 0..m-1 store to
+the block's m lines (st_tr8, st_tr32: a naive transpose's stores; requests per line written).  Each case names the device rows
 it stands for; the measured figure is their requests per store (or, on the one address, the L2 write
 requests per L2 cycle, which the busy slice pins).  The model's figures come from
 ``lts__t_requests_srcunit_tex_op_write.sum`` over two launches of n and 4n stores a warp (their difference:
@@ -28,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "stmerge.json"
 BLOCKS = 132
 
-# name: (model kernel, warps a block, lsel, n, what is compared, device rows {group, kernel, W, lsel, gap})
+# name: (model kernel, warps a block, lsel, n, what is compared, device rows {group, kernel, W, lsel, gap or,
+# for c9_tr, lines a store})
 CASES = {
     "idle, stores ~50 cycles apart": ("st_pad", 1, 1, 64, "req/store",
                                       [("c1_own", "stm_tight_p1", 1, 1, 0), ("c1_own", "stm_tight_p8", 1, 1, 0)]),
@@ -39,7 +41,11 @@ CASES = {
     "one address, an L2 load after each store": ("st_ldo", 1, 0, 32, "req/store",
                                                  [("c7_ldo", "stm_x_ldo", 1, 0, 0)]),
     "own line, an L2 load after each store": ("st_ldo", 1, 1, 32, "req/store", [("c7_ldo", "stm_x_ldo", 1, 1, 0)]),
+    "8 warps, stores of 8 lines, the same lines": ("st_tr8", 8, 1, 32, "req/line", [("c9_tr", "stm_tr", 8, 1, 8)]),
+    "8 warps, stores of 32 lines, the same lines": ("st_tr32", 8, 1, 16, "req/line",
+                                                     [("c9_tr", "stm_tr", 8, 1, 32)]),
 }
+LINES = {"st_tr8": 8, "st_tr32": 32}      # lines a store of these kernels writes (1 for the others)
 
 
 def measured(name: str, record: dict | None = None) -> float:
@@ -50,9 +56,12 @@ def measured(name: str, record: dict | None = None) -> float:
     sm_per_l2 = sum(rates["sm__cycles_elapsed.avg.per_second"]) / sum(rates["lts__cycles_elapsed.avg.per_second"])
     vals = []
     for g, k, W, ls, gap in keys:
-        row = next(r for r in record["rows"] if (r["group"], r["kernel"], r["W"], r["lsel"], r["gap"]) == (g, k, W, ls, gap))
+        row = next(r for r in record["rows"] if (r["group"], r["kernel"], r["W"], r["lsel"]) == (g, k, W, ls)
+                   and (r["wsel"] if g == "c9_tr" else r["gap"]) == gap)
         if what == "req/store":
             vals.append(row["derived"]["l2_write_requests_per_store"])
+        elif what == "req/line":
+            vals.append(row["derived"]["requests_per_line_store"])
         else:
             ncu = row["ncu"]
             vals.append(ncu["lts__t_requests_srcunit_tex_op_write.sum"] / (ncu["gpc__cycles_elapsed.max"] / sm_per_l2))
@@ -73,8 +82,8 @@ def simulate(name: str, gpu: str = "h100") -> float:
     kernel, warps, lsel, n, what, _ = CASES[name]
     c1, r1 = _run(kernel, warps, lsel, n, gpu)
     c2, r2 = _run(kernel, warps, lsel, 4 * n, gpu)
-    if what == "req/store":
-        return (r2 - r1) / (BLOCKS * warps * 3 * n)
+    if what in ("req/store", "req/line"):
+        return (r2 - r1) / (BLOCKS * warps * 3 * n * LINES.get(kernel, 1))
     g = load_gpu(gpu)
     return (r2 - r1) / ((c2 - c1) * g.memory.l2.clock_mhz / g.clock_mhz)
 
