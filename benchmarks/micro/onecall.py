@@ -41,6 +41,24 @@ def ncu_rows(stdout: str, kernel_prefix: str, metrics: list[str]) -> list[dict]:
     return out
 
 
+def run_ncu(script: str, cubin: str, spec: Path, metrics: list[str], kernel_prefix: str, clock_control: str,
+            timeout_s: float) -> tuple[list[str], object, str, str, float]:
+    """``script --cubin CUBIN launch SPEC`` under ``ncu --clock-control CLOCK_CONTROL``, its kernels named
+    ``kernel_prefix...``: (the command, its return code or "timeout", stdout, stderr, seconds)."""
+    cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", clock_control,
+           "-k", f"regex:^{kernel_prefix}", "--metrics", ",".join(metrics),
+           sys.executable, script, "--cubin", cubin, "launch", str(spec)]
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, check=False)
+        rc, stdout, stderr = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc = "timeout"
+        stdout = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        stderr = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+    return cmd, rc, stdout, stderr, round(time.time() - t0, 1)
+
+
 def ncu_section(script: str, cubin: str, out_dir: str, metrics: list[str], cases: list[dict],
                 kernel_prefix: str) -> dict:
     """Every case launched once by ``script launch SPEC`` under ncu: its ``metrics`` per case, in order."""

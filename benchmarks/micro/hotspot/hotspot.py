@@ -32,7 +32,6 @@ import re
 import statistics
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -160,18 +159,9 @@ def query_metrics() -> set[str] | None:
 
 def ncu_run(script: str, cubin: str, spec: Path, metrics: list[str], rows: list[dict], clock_control: str):
     """One ncu process over every case of ``spec``: (its section without rows, the metric values per case)."""
-    cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", clock_control,
-           "-k", f"regex:^{PREFIX}", "--metrics", ",".join(metrics),
-           sys.executable, script, "--cubin", cubin, "launch", str(spec)]
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=200, check=False)
-        rc, stdout, stderr = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, stdout, stderr = "timeout", (e.stdout or b"").decode(errors="replace"), (e.stderr or b"").decode(
-            errors="replace")
+    cmd, rc, stdout, stderr, seconds = onecall.run_ncu(script, cubin, spec, metrics, PREFIX, clock_control, 200)
     vals_rows = onecall.ncu_rows(stdout, PREFIX, metrics)[:len(rows)]
-    sec = {"command": " ".join(cmd[:11]) + " ...", "rc": rc, "seconds": round(time.time() - t0, 1),
+    sec = {"command": " ".join(cmd[:11]) + " ...", "rc": rc, "seconds": seconds,
            "stderr_tail": (stderr + stdout[-800:])[-1500:] if rc or not vals_rows else ""}
     return sec, vals_rows
 

@@ -277,23 +277,14 @@ def section_clock(mod, cp, cs: list[dict]) -> list[dict]:
 
 
 def ncu_run(script: str, cubin: str, spec: Path, metrics: list[str], n_rows: int) -> tuple[dict, list[dict]]:
-    cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
-           "-k", f"regex:^{PREFIX}", "--metrics", ",".join(metrics),
-           sys.executable, script, "--cubin", cubin, "launch", str(spec)]
-    t0 = time.time()
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
-        rc, stdout, stderr = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        rc = "timeout"
-        stdout = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        stderr = (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        cmd, rc, stdout, stderr, seconds = onecall.run_ncu(script, cubin, spec, metrics, PREFIX, "none", 300)
     except Exception as e:  # noqa: BLE001
-        rc, stdout, stderr = f"{type(e).__name__}", "", str(e)
+        cmd, rc, stdout, stderr, seconds = ["ncu"], f"{type(e).__name__}", "", str(e), 0.0
     got = onecall.ncu_rows(stdout, PREFIX, metrics)
     vals = got[:n_rows]
     sec = {"command": " ".join(cmd[:11]) + " ...", "metrics": metrics, "rc": rc,
-           "seconds": round(time.time() - t0, 1), "rows_seen": len(got),
+           "seconds": seconds, "rows_seen": len(got),
            "stderr_tail": (stderr + stdout[-800:])[-1500:] if rc or len(vals) < n_rows else ""}
     return sec, vals
 
