@@ -427,7 +427,7 @@ def run(source, kernel: str | None = None, grid=None, block=None, args: list | N
                     out.trace, gpu, scheduler=scheduler, regs_per_thread=regs_per_thread, progress=progress,
                     observer=observer, sample=how), keep=sample is True)
             if collector is not None:
-                res._timeline = collector.finish(res.timing.trace, res.timing, gpu)
+                res._timeline = collector.finish(out.trace, res.timing, gpu)     # PCs as recorded
     elif not tools:
         from gpusim.functional.schedule import schedule as make_schedule
         out = emu.launch(k.name, grid, block, list(args), record=record, progress=emulation_progress,

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import gpusim
+from gpusim.config import load_gpu
 from gpusim.errors import USER_ERRORS, GpusimError, LaunchError
 
 SAXPY = """
@@ -90,10 +91,15 @@ def test_timing_mode_keeps_emulate_outputs_and_adds_counters():
     tim = gpusim.run("matmul_tiled", size="small", mode="timing", gpu="h100")
     assert np.array_equal(emu.args[2], tim.args[2])
     # the timing model issues the LDS.128 ptxas makes of four ld.shared.f32 (gpusim.timing.vector_merge)
-    timed = tim.timing.trace
+    unfused = gpusim.run("matmul_tiled", size="small", mode="timing",
+                         gpu=load_gpu("h100").replace(fuse_alu_instructions=False))
+    timed = unfused.timing.trace
     merged = sum(int((timed.pc == pc).sum()) for pc, i in enumerate(timed.instructions) if ".v4." in i.opcode)
     assert merged > 0
-    assert tim.counters["smsp__inst_executed.sum"] == timed.n_instructions == emu.stats.warp_instructions - 3 * merged
+    assert unfused.counters["smsp__inst_executed.sum"] == timed.n_instructions == \
+        emu.stats.warp_instructions - 3 * merged
+    # ... and folds integer address arithmetic into three-input instructions (gpusim.timing.fusion)
+    assert tim.counters["smsp__inst_executed.sum"] == tim.timing.trace.n_instructions < timed.n_instructions
     assert tim.cycles > 0
     with pytest.raises(GpusimError, match="timing mode"):
         _ = emu.counters

@@ -78,8 +78,17 @@ def attributed_stalls(trace, timing) -> np.ndarray:
     out = pc_stalls(timing, n)
     if n == 0 or trace.n_instructions == 0:
         return out
-    pcs, _ = schedule_rows(trace, getattr(timing, "instruction_schedule", "ptx"))
-    starts = np.asarray(trace.warp_start, dtype=np.int64)
+    # the rows as issued: the trace as timed (after the ptxas-like passes, which drop, merge and add PCs), its
+    # PCs mapped back to the recorded ones the stalls are charged to
+    timed = getattr(timing, "trace", None)
+    origin = timed.meta.get("origin_pc") if timed is not None else None
+    if origin:
+        pcs, _ = schedule_rows(timed, getattr(timing, "instruction_schedule", "ptx"))
+        pcs = np.asarray(origin, dtype=np.int64)[pcs]
+        starts = np.asarray(timed.warp_start, dtype=np.int64)
+    else:
+        pcs, _ = schedule_rows(trace, getattr(timing, "instruction_schedule", "ptx"))
+        starts = np.asarray(trace.warp_start, dtype=np.int64)
     last_row = np.zeros(pcs.size, dtype=bool)
     last_row[starts[1:][starts[1:] > 0] - 1] = True
     prev, nxt = pcs[:-1][~last_row[:-1]], pcs[1:][~last_row[:-1]]

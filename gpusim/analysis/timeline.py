@@ -323,9 +323,29 @@ class Timeline:
                 f"{self.global_['cycle'].size:,} global requests, {self.dram['cycle'].size:,} DRAM commands")
 
 
+def _recorded_pcs(events: np.ndarray, col: int, origin: np.ndarray) -> np.ndarray:
+    """``events`` with column ``col`` (timed PCs; negative: none) mapped through ``origin``."""
+    if not len(events):
+        return events
+    out = np.array(events, dtype=np.int64, copy=True)
+    pc = out[:, col]
+    ok = pc >= 0
+    pc[ok] = origin[pc[ok]]
+    return out
+
+
 def build_timeline(trace, timing, gpu, iss: np.ndarray, states: np.ndarray, shared_ev: np.ndarray,
                    global_ev: np.ndarray, dram_ev: np.ndarray, *, bin_cycles=None) -> Timeline:
-    """Turn the collector's raw arrays into a :class:`Timeline` (see :meth:`TimelineCollector.finish`)."""
+    """Turn the collector's raw arrays into a :class:`Timeline` (see :meth:`TimelineCollector.finish`).  The
+    events name PCs of the trace as timed (after the ptxas-like passes); they are kept as PCs of ``trace``,
+    as recorded (``meta["origin_pc"]`` of the timed trace), which ``trace.instructions`` and the source view
+    index."""
+    timed = getattr(timing, "trace", None)
+    origin = timed.meta.get("origin_pc") if timed is not None and timed is not trace else None
+    if origin:
+        o = np.asarray(origin, dtype=np.int64)
+        iss, states, shared_ev, global_ev = (_recorded_pcs(a, col, o) for a, col in
+                                             ((iss, 4), (states, 3), (shared_ev, 3), (global_ev, 3)))
     n_warps = trace.n_warps
     n_sub = int(gpu.sm.subpartitions)
     start = np.asarray(timing.warp_start_cycle, dtype=np.int64)

@@ -201,6 +201,10 @@ class GpuConfig:
     fold_constant_operands: bool = param(
         "issue no instruction for an ld.const at a fixed address whose readers are all arithmetic: ptxas makes "
         "it a constant-bank operand of them (gpusim.timing.const_fold)", False)
+    fuse_alu_instructions: bool = param(
+        "issue integer add chains, logic trees, shift-adds, mul.wide + add.s64 and register copies as ptxas "
+        "issues them: one IADD3/LOP3/LEA/IMAD(.WIDE) for up to three inputs, nothing for a copy "
+        "(gpusim.timing.fusion)", False)
     expand_integer_division: bool = param(
         "issue each integer div/rem as the SASS sequence ptxas makes of it (17-23 instructions for 32 bits: "
         "I2F, MUFU.RCP, F2I on the XU, then IMAD/ISETP corrections, one dependent chain; a subroutine call for "

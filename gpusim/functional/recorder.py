@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from gpusim.functional.trace import KernelTrace, StaticInstr, popcount32
 from isa.opcodes import TYPE_BITS
-from isa.program import Instruction
+from isa.program import Imm, Instruction
 from isa.units import MemSpace
 
 FULL, MEMORY, COUNTS, SECTORS = "full", "memory", "counts", "sectors"
@@ -81,7 +81,8 @@ def static_instruction(ins: Instruction) -> StaticInstr:
         # scheduler take the targets such a kernel's trace shows (timing.decode._block_leaders)
         branch_target=ins.target if ins.base in ("bra", "call", "ret") and ins.target >= 0 else -1,
         is_exit=ins.base in ("exit", "trap") or (ins.base == "ret" and ins.target < 0), ptx_line=ins.line,
-        src_file=ins.src_file, src_line=ins.src_line, no_unroll=ins.nounroll)
+        src_file=ins.src_file, src_line=ins.src_line, no_unroll=ins.nounroll,
+        imm_srcs=sum(isinstance(op, Imm) for op in ins.operands[1:]) if ins.operands else 0)
 
 
 def _guard(ins: Instruction) -> int:

@@ -81,6 +81,7 @@ class StaticInstr:
     src_file: str | None = None      # from .loc/.file, when the PTX carries line info
     src_line: int | None = None
     no_unroll: bool = False          # a loop header under `.pragma "nounroll"` (ptxas keeps the loop rolled)
+    imm_srcs: int = 0                # immediate source operands (an SASS ALU instruction has one immediate slot)
 
 
 @dataclass

@@ -89,11 +89,13 @@ def unrolled_loops(trace: KernelTrace, gpu) -> list:
 
 
 def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = None,
-                 fold: bool = False, divisions: bool = False) -> KernelTrace:
+                 fold: bool = False, divisions: bool = False, fuse: bool = False) -> KernelTrace:
     """``trace`` (or a chunk of it) with the passes :func:`merge_groups` and :func:`unrolled_loops` decided,
     then, with ``fold``, its fixed-address constant loads made operands (:mod:`gpusim.timing.const_fold`),
-    then, with ``divisions``, each integer div/rem issued as its SASS sequence (:mod:`gpusim.timing.divrem`:
-    last, so that the other passes decide on the PTX as they did before it)."""
+    then, with ``fuse``, its integer add chains, logic trees, shift-adds and copies issued as ptxas issues
+    them (:mod:`gpusim.timing.fusion`), then, with ``divisions``, each integer div/rem issued as its SASS
+    sequence (:mod:`gpusim.timing.divrem`: last, so that the other passes decide on the PTX as they did
+    before it)."""
     if groups:
         from gpusim.timing.vector_merge import merge_vector_accesses
         trace = merge_vector_accesses(trace, groups)
@@ -103,6 +105,9 @@ def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = N
     if fold:
         from gpusim.timing.const_fold import fold_constant_operands
         trace = fold_constant_operands(trace)
+    if fuse:
+        from gpusim.timing.fusion import fuse_instructions
+        trace = fuse_instructions(trace)
     if divisions:
         from gpusim.timing.divrem import expand_divisions
         trace = expand_divisions(trace)
@@ -207,6 +212,7 @@ def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory,
                       warps=[], merge_groups=merge_groups(first, gpu), loops=unrolled_loops(first, gpu),
                       constant_operands=gpu.fold_constant_operands,
                       divisions=getattr(gpu, "expand_integer_division", False),
+                      fuse=getattr(gpu, "fuse_alu_instructions", False),
                       launch=LaunchResources(l1_data_bytes=occ.l1_bytes_per_sm))
     model = GpuTimingModel(feed, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
                            observer=observer, progress=progress, ideal=ideal)

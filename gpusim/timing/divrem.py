@@ -406,9 +406,11 @@ def find_divisions(trace: KernelTrace) -> dict[int, tuple[SassStep, ...]]:
     return out
 
 
-def expand_divisions(trace: KernelTrace, found: dict[int, tuple[SassStep, ...]] | None = None) -> KernelTrace:
+def expand_divisions(trace: KernelTrace, found: dict[int, tuple[SassStep, ...]] | None = None, *,
+                     meta_key: str = "expanded_divisions") -> KernelTrace:
     """``trace`` with each integer ``div``/``rem`` issued as its SASS sequence (module docstring); the trace
-    itself when it has none."""
+    itself when it has none.  ``found``: the PCs to expand and their steps (default: :func:`find_divisions`;
+    :mod:`gpusim.timing.fusion` gives its 64-bit adds), recorded in ``meta[meta_key]``."""
     if found is None:
         found = find_divisions(trace)
     if not found:
@@ -468,7 +470,7 @@ def expand_divisions(trace: KernelTrace, found: dict[int, tuple[SassStep, ...]] 
     warp_start = row_end[np.asarray(trace.warp_start, dtype=np.int64)]
     prior = np.asarray(trace.meta.get("origin_pc") or range(n), dtype=np.int64)
     meta = {**trace.meta, "origin_pc": np.repeat(prior, per_pc).tolist(),
-            "expanded_divisions": {int(p): len(s) for p, s in sorted(found.items())}}
+            meta_key: {int(p): len(s) for p, s in sorted(found.items())}}
     return dataclasses.replace(
         trace, instructions=made, warp_start=warp_start.astype(trace.warp_start.dtype),
         pc=new_pc.astype(trace.pc.dtype), active_mask=trace.active_mask[rows_from],

@@ -84,13 +84,16 @@ class BlockFeed:
 
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
                  warps: list, merge_groups: list | None = None, loops: list | None = None,
-                 constant_operands: bool = False, divisions: bool = False, launch=None) -> None:
+                 constant_operands: bool = False, divisions: bool = False, fuse: bool = False,
+                 launch=None) -> None:
         self.merge_groups = merge_groups
         self.loops = loops
         self.constant_operands = constant_operands
         self.divisions = divisions
+        self.fuse = fuse
         self.launch = launch          # the LaunchResources the memory model's begin() gets
         self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
+        self.recorded_thread_instructions = first.thread_instructions()     # ... and thread instructions
         first = self.passes(first)
         self.first = first                                # as timed: after the passes
         self._rest = rest
@@ -133,6 +136,7 @@ class BlockFeed:
             if chunk is None:
                 raise GpusimError(f"the trace stream ended at block {self.loaded_blocks} of {self.n_blocks}")
             self.recorded_instructions += chunk.n_instructions
+            self.recorded_thread_instructions += chunk.thread_instructions()
             chunk = self.passes(chunk)        # the recorded rows go here (when the passes copied them)
             self._append(chunk, begin=False)
             del chunk
@@ -142,7 +146,8 @@ class BlockFeed:
         """``trace`` (a chunk, or the whole recorded trace) as the timing model runs it: after the
         ptxas-like passes this feed applies to every chunk."""
         from gpusim.timing import apply_passes
-        return apply_passes(trace, self.merge_groups, self.loops, self.constant_operands, self.divisions)
+        return apply_passes(trace, self.merge_groups, self.loops, self.constant_operands, self.divisions,
+                            self.fuse)
 
     def _append(self, chunk: KernelTrace, begin: bool) -> None:
         first_block = chunk.first_warp // chunk.warps_per_block if chunk.warps_per_block else 0

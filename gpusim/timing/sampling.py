@@ -684,6 +684,7 @@ def simulate_sampled(source, gpu="h100", *, sms: int = DEFAULT_SMS, layout: str 
     # fewer: the launch's count as timed is the emulator's scaled by the timed blocks' merged fraction.
     w_recorded = model.feed.recorded_instructions
     w_timed = model.feed.warp_instructions
+    stats = _as_timed(stats, model.feed)
     ratio = (w_all / n_blocks) / max(1e-9, w_recorded / n_sub)
     w_all = round(w_all * w_timed / max(1, w_recorded))
     bound, parts = error_bound_pct(ratio, rounding, res.per_sm["cycles_active"], memory_stall_pct)
@@ -723,6 +724,13 @@ def _launch_totals(source):
 @dataclass
 class _Stats:
     thread_instructions: int
+
+
+def _as_timed(stats, feed) -> _Stats:
+    """The launch's thread instructions as the timing model issues them: the emulator's, scaled by the share
+    the ptxas-like passes kept of the timed blocks' (folded instructions go, division sequences add)."""
+    kept = feed.thread_instructions / max(1, feed.recorded_thread_instructions)
+    return _Stats(int(round(stats.thread_instructions * kept)))
 
 
 # -- the time layout ----------------------------------------------------------------------------------------
@@ -830,6 +838,7 @@ def simulate_time_sampled(source, gpu="h100", *, waves: int = TIME_WAVES, window
     cycles_timed = model.run()
     res = _collect(model, full_gpu, cycles_timed)
     w_all, stats = _launch_totals(source)
+    stats = _as_timed(stats, model.feed)
     wpb = first.warps_per_block
     block_end = model.warp_end_cycle[:n_timed * wpb].reshape(n_timed, wpb).max(axis=1)
     rates, spreads, off = [], [], 0

@@ -111,8 +111,12 @@ def test_without_shared_memory_effects_a_few_sms_give_the_cycles_of_all_of_them(
     sampled = simulate(stream("vector_add", "default", max_lanes=4096), gpu, memory="fixed", sample=2)
     assert sampled.sampling.blocks_timed == 49 and sampled.sampling.sms == 2
     assert sampled.cycles == pytest.approx(full.cycles, rel=0.02)
-    assert sampled.counters["smsp__inst_executed.sum"] == full.counters["smsp__inst_executed.sum"]
-    assert sampled.counters["smsp__thread_inst_executed.sum"] == full.counters["smsp__thread_inst_executed.sum"]
+    # the emulator's count, scaled by the share of rows the ptxas-like passes keep in the timed blocks: the
+    # last block, whose lanes past n skip the body, keeps another share (gpusim.timing.fusion)
+    assert sampled.counters["smsp__inst_executed.sum"] == pytest.approx(full.counters["smsp__inst_executed.sum"],
+                                                                        rel=1e-3)
+    assert sampled.counters["smsp__thread_inst_executed.sum"] == pytest.approx(
+        full.counters["smsp__thread_inst_executed.sum"], rel=1e-3)
     assert sampled.counters["launch__waves_per_multiprocessor"] == full.counters["launch__waves_per_multiprocessor"]
 
 
