@@ -5,9 +5,10 @@
 
 For each H100 record it emulates the launch once and prints, per suite, the geometric mean of
 simulated / measured ``smsp__inst_executed.sum`` with the PTX as recorded ("PTX"), after the timing model's
-merged vector accesses ("merged", :mod:`gpusim.timing.vector_merge`), after all the h100 preset's passes
-without and with the fusion of integer instructions ("passes", "passes+fusion", :mod:`gpusim.timing.fusion`;
-then also their mean |log| per suite), and, where ptxas and nvdisasm are
+merged vector accesses ("merged", :mod:`gpusim.timing.vector_merge`), after the h100 preset's passes without
+the fusion of integer instructions and if-conversion ("passes"), with fusion ("+fusion",
+:mod:`gpusim.timing.fusion`) and with both ("+if-conversion", :mod:`gpusim.timing.ifconvert`; then also their
+mean |log| per suite), and, where ptxas and nvdisasm are
 installed, what the real SASS gives: each PTX line's SASS count times its executions ("SASS lines",
 :mod:`gpusim.cuda.sass`).  It also checks the merge rule against ptxas: the groups the rule makes and the
 groups ptxas made (a vector LDS/STS on a member's line) for every program launched, and the warp-aggregated
@@ -68,8 +69,10 @@ def main(argv=None) -> int:
         row["PTX"].append(trace.n_instructions / r.inst_hw)
         row["merged"].append(merged.n_instructions / r.inst_hw)
         g, loops = merge_groups(trace, h100), unrolled_loops(trace, h100)
-        for col, fuse in (("passes", False), ("passes+fusion", True)):
-            timed = apply_passes(trace, g, loops, h100.fold_constant_operands, h100.expand_integer_division, fuse)
+        for col, fuse, ifc in (("passes", False, 0), ("+fusion", True, 0),
+                               ("+if-conversion", True, h100.if_convert_max_instructions)):
+            timed = apply_passes(trace, g, loops, h100.fold_constant_operands, h100.expand_integer_division, fuse,
+                                 ifc)
             row[col].append(timed.n_instructions / r.inst_hw)
         if tools:
             lines = sass.sass_by_ptx_line(spec.ptx_path.read_text()).get(trace.kernel, {})
@@ -87,7 +90,7 @@ def main(argv=None) -> int:
 
     def geo(v):
         return f"{math.exp(np.mean(np.log(v))):.3f}" if v else "-"
-    cols = ["PTX", "merged", "passes", "passes+fusion"] + (["SASS lines"] if tools else [])
+    cols = ["PTX", "merged", "passes", "+fusion", "+if-conversion"] + (["SASS lines"] if tools else [])
     print(f"simulated / measured smsp__inst_executed.sum, geometric mean per suite ({len(refs)} records of at most "
           f"{a.max_warp_inst:g} warp instructions; {time.perf_counter() - t0:.0f} s)\n")
     print("| suite | records | " + " | ".join(cols) + " |")
@@ -96,14 +99,15 @@ def main(argv=None) -> int:
         print(f"| {suite} | {len(ratios[suite]['PTX'])} | " + " | ".join(geo(ratios[suite][c]) for c in cols) + " |")
     allv = {c: [x for s in ratios.values() for x in s[c]] for c in cols}
     print(f"| all | {len(allv['PTX'])} | " + " | ".join(geo(allv[c]) for c in cols) + " |")
-    print("\nmean |log(simulated / measured)| per suite, the timing model's passes without and with fusion "
-          "(gpusim.timing.fusion):\n")
-    print("| suite | records | passes | passes+fusion |\n| --- | ---: | ---: | ---: |")
+    steps = ("passes", "+fusion", "+if-conversion")
+    print("\nmean |log(simulated / measured)| per suite: the timing model's passes without fusion and "
+          "if-conversion, with fusion (gpusim.timing.fusion), and with both (gpusim.timing.ifconvert):\n")
+    print("| suite | records | " + " | ".join(steps) + " |\n| --- | ---: | ---: | ---: | ---: |")
     for suite in sorted(ratios, key=lambda s: (s != "lecture", s.lower())):
         print(f"| {suite} | {len(ratios[suite]['PTX'])} | " + " | ".join(
-            f"{np.mean(np.abs(np.log(ratios[suite][c]))):.3f}" for c in ("passes", "passes+fusion")) + " |")
+            f"{np.mean(np.abs(np.log(ratios[suite][c]))):.3f}" for c in steps) + " |")
     print(f"| all | {len(allv['PTX'])} | " + " | ".join(
-        f"{np.mean(np.abs(np.log(allv[c]))):.3f}" for c in ("passes", "passes+fusion")) + " |")
+        f"{np.mean(np.abs(np.log(allv[c]))):.3f}" for c in steps) + " |")
     for name, why in failed:
         print(f"not emulated: {name}: {why}")
     if tools:

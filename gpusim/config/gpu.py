@@ -205,6 +205,10 @@ class GpuConfig:
         "issue integer add chains, logic trees, shift-adds, mul.wide + add.s64 and register copies as ptxas "
         "issues them: one IADD3/LOP3/LEA/IMAD(.WIDE) for up to three inputs, nothing for a copy "
         "(gpusim.timing.fusion)", False)
+    if_convert_max_instructions: int = param(
+        "issue a forward conditional branch's body of at most this many instructions (one basic block) as the "
+        "predicated instructions ptxas makes of it, for every warp, without the branch (gpusim.timing.ifconvert); "
+        "0: follow the PTX's branch", 0)
     expand_integer_division: bool = param(
         "issue each integer div/rem as the SASS sequence ptxas makes of it (17-23 instructions for 32 bits: "
         "I2F, MUFU.RCP, F2I on the XU, then IMAD/ISETP corrections, one dependent chain; a subroutine call for "
@@ -238,6 +242,8 @@ class GpuConfig:
         for name in ("block_dispatch_interval_cycles", "block_completion_interval_cycles", "lsu_queue_entries",
                      "barrier_arrive_cycles", "guard_latency_cycles"):
             require(getattr(self, name) >= 0, f"{name}: must be >= 0, got {getattr(self, name)}")
+        require(self.if_convert_max_instructions >= 0,
+                f"if_convert_max_instructions: must be >= 0 (0: none), got {self.if_convert_max_instructions}")
         require(self.loop_unroll_factor >= 1,
                 f"loop_unroll_factor: must be >= 1 (1: no unrolling), got {self.loop_unroll_factor}")
         require(self.imad_issue_interval_cycles > 0,

@@ -89,10 +89,12 @@ def unrolled_loops(trace: KernelTrace, gpu) -> list:
 
 
 def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = None,
-                 fold: bool = False, divisions: bool = False, fuse: bool = False) -> KernelTrace:
+                 fold: bool = False, divisions: bool = False, fuse: bool = False,
+                 if_convert: int = 0) -> KernelTrace:
     """``trace`` (or a chunk of it) with the passes :func:`merge_groups` and :func:`unrolled_loops` decided,
     then, with ``fold``, its fixed-address constant loads made operands (:mod:`gpusim.timing.const_fold`),
-    then, with ``fuse``, its integer add chains, logic trees, shift-adds and copies issued as ptxas issues
+    then, with ``if_convert`` (the longest body, 0: none), its short ``if`` bodies predicated and issued by
+    every warp (:mod:`gpusim.timing.ifconvert`), then, with ``fuse``, its integer add chains, logic trees, shift-adds and copies issued as ptxas issues
     them (:mod:`gpusim.timing.fusion`), then, with ``divisions``, each integer div/rem issued as its SASS
     sequence (:mod:`gpusim.timing.divrem`: last, so that the other passes decide on the PTX as they did
     before it)."""
@@ -105,6 +107,9 @@ def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = N
     if fold:
         from gpusim.timing.const_fold import fold_constant_operands
         trace = fold_constant_operands(trace)
+    if if_convert:
+        from gpusim.timing.ifconvert import find_if_converted, if_convert as convert
+        trace = convert(trace, find_if_converted(trace.instructions, if_convert))
     if fuse:
         from gpusim.timing.fusion import fuse_instructions
         trace = fuse_instructions(trace)
@@ -213,6 +218,7 @@ def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory,
                       constant_operands=gpu.fold_constant_operands,
                       divisions=getattr(gpu, "expand_integer_division", False),
                       fuse=getattr(gpu, "fuse_alu_instructions", False),
+                      if_convert=getattr(gpu, "if_convert_max_instructions", 0),
                       launch=LaunchResources(l1_data_bytes=occ.l1_bytes_per_sm))
     model = GpuTimingModel(feed, gpu, scheduler=scheduler, blocks_per_sm=occ.blocks_per_sm, memory=mem,
                            observer=observer, progress=progress, ideal=ideal)

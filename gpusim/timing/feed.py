@@ -85,12 +85,13 @@ class BlockFeed:
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
                  warps: list, merge_groups: list | None = None, loops: list | None = None,
                  constant_operands: bool = False, divisions: bool = False, fuse: bool = False,
-                 launch=None) -> None:
+                 if_convert: int = 0, launch=None) -> None:
         self.merge_groups = merge_groups
         self.loops = loops
         self.constant_operands = constant_operands
         self.divisions = divisions
         self.fuse = fuse
+        self.if_convert = if_convert
         self.launch = launch          # the LaunchResources the memory model's begin() gets
         self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
         self.recorded_thread_instructions = first.thread_instructions()     # ... and thread instructions
@@ -147,7 +148,7 @@ class BlockFeed:
         ptxas-like passes this feed applies to every chunk."""
         from gpusim.timing import apply_passes
         return apply_passes(trace, self.merge_groups, self.loops, self.constant_operands, self.divisions,
-                            self.fuse)
+                            self.fuse, self.if_convert)
 
     def _append(self, chunk: KernelTrace, begin: bool) -> None:
         first_block = chunk.first_warp // chunk.warps_per_block if chunk.warps_per_block else 0

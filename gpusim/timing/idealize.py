@@ -334,4 +334,4 @@ def compact_divergence(trace: KernelTrace) -> KernelTrace:
         trace, pc=trace.pc[keep], active_mask=active[keep].astype(trace.active_mask.dtype),
         exec_mask=execm[keep].astype(trace.exec_mask.dtype), mem_slot=new_slot.astype(trace.mem_slot.dtype),
         addresses=addresses[old_slot[has]], mem_space=np.asarray(trace.mem_space)[old_slot[has]],
-        warp_start=warp_start)
+        warp_start=warp_start, meta={**trace.meta, "divergence_packed": True})
