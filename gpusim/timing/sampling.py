@@ -65,7 +65,7 @@ in full detail: ``gpusim.run(name, size=..., mode="timing", sample=4)`` and ``sa
   sampled SMs' load only: size4 61,040 against 589,506, random_1M 132,951 against 282,301 (the H100:
   277,321); since the L1's store merging (``gpusim/hw/README.md`` item 20: stores to the flag's line join
   the request its busy slice holds) size4 takes 295,504 in full detail at b4664f7 (the H100 298,224), and the sample
-  still 51,180 (validate's base run at b4664f7, bound 58%): four SMs do not make the slice busy;
+  still 51,121 (validate's base run at dc95eb2, bound 58%): four SMs do not make the slice busy;
 * in a launch of one wave the blocks warmed before a strip run at the same time as it, not before it, yet
   their whole footprint is in L2 an unloaded DRAM latency after the strip reaches them: Parboil sgemm
   (528 blocks, m=1024, n=1056, k=256) estimates 83,860 against 134,371 (at k=992, ``validate``: -40.6%
