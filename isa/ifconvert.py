@@ -19,7 +19,9 @@ the instruction that reads it: the probe with one ``mov`` + ``fma`` pair per SAS
 The functional result is unchanged: a guarded instruction writes only the lanes whose predicate is true,
 which are the lanes that ran the block.  Simplifications: one pass, innermost patterns only (a block that
 becomes convertible once its inner branch is converted keeps its branch); ptxas's own thresholds may depend
-on the instructions' kind, which the probes (arithmetic only) do not show.
+on the instructions' kind, which the probes (arithmetic only) do not show.  The suites' SASS shows short
+blocks with shared-memory accesses predicated as well (the reductions' ``if (tid < s)`` body): the timing
+model issues those as predicated bodies (:mod:`gpusim.timing.ifconvert`), the emulator runs their branch.
 """
 from __future__ import annotations
 

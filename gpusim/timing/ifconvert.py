@@ -12,6 +12,12 @@ case that matters: the lecture reductions' ``if (tid < s)`` loop body (``IMAD``,
 the model issued 0.74x the warp instructions ncu counted on ``reduce_sequential`` (``gpusim/hw/README.md``
 item 21).
 
+Two places convert: :mod:`isa.ifconvert` rewrites the PTX at link time for arithmetic-only blocks (its probes:
+up to 7 instructions a triangle, no memory access), so the emulator runs them as guarded instructions and the
+trace holds their rows for every warp; this pass, in the timing model only, takes the short bodies that one
+keeps, those with a memory access (the reductions' ``LDS``/``STS``), which the suites' SASS shows predicated
+too.  One rule in one place, with the memory kinds told apart, is left to do (issue 14).
+
 The rule (:func:`find_if_converted`): a guarded forward branch whose target is not an exit (ptxas makes
 ``@p bra`` to a ``ret`` a predicated ``EXIT``: the warps whose lanes all leave issue nothing more) and whose
 body up to its target is
