@@ -21,8 +21,9 @@ too.  One rule in one place, with the memory kinds told apart, is left to do (is
 The rule (:func:`find_if_converted`): a guarded forward branch whose target is not an exit (ptxas makes
 ``@p bra`` to a ``ret`` a predicated ``EXIT``: the warps whose lanes all leave issue nothing more) and whose
 body up to its target is
-at most :data:`MAX_BODY` instructions, none of them a branch, exit, barrier or memory barrier, and none a
-branch target (one block), is if-converted.
+at most :data:`MAX_BODY` instructions, none of them a branch, exit, barrier, memory barrier, warp-wide exchange
+(``shfl``, ``vote``, ...), guarded instruction or writer of the branch's predicate, and none a branch target
+(one block), is if-converted (none of the bundled programs' 124 converted bodies holds one of those kinds).
 
 Design: the pass **edits trace rows** (:func:`if_convert`): the branch's rows go; a warp whose lanes all took
 the branch (its next row is the target) gets the body's rows in their place, with no lane executing and no
@@ -44,6 +45,8 @@ from gpusim.functional.trace import KernelTrace, StaticInstr
 __all__ = ["MAX_BODY", "find_if_converted", "if_convert"]
 
 MAX_BODY = 6
+# what isa.ifconvert's probes showed ptxas never predicates either: warp-wide exchanges
+_WARP_SYNCHRONOUS = frozenset({"shfl", "vote", "match", "redux", "activemask", "elect"})
 
 
 def find_if_converted(instrs: list[StaticInstr], max_body: int = MAX_BODY) -> dict[int, int]:
@@ -58,7 +61,8 @@ def find_if_converted(instrs: list[StaticInstr], max_body: int = MAX_BODY) -> di
         body = instrs[ins.pc + 1:t]
         if len(body) > max_body or t >= len(instrs) or instrs[t].is_exit:
             continue
-        if any(b.is_branch or b.is_exit or b.is_barrier or b.is_membar or b.pc in targets for b in body):
+        if any(b.is_branch or b.is_exit or b.is_barrier or b.is_membar or b.pc in targets or b.guard_reg >= 0
+               or ins.guard_reg in b.dst_regs or b.opcode.split(".")[0] in _WARP_SYNCHRONOUS for b in body):
             continue
         out[ins.pc] = t
     return out

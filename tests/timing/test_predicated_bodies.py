@@ -33,6 +33,10 @@ def test_a_short_body_is_predicated_a_long_one_or_one_with_a_barrier_is_not():
     assert find_if_converted(long) == {}
     barrier = _static("@%p1 bra L;\nbar.sync 0;\nL:\nst.global.u32 [%rd1], %r1;\nret;")
     assert find_if_converted(barrier) == {}
+    shuffle = _static("@%p1 bra L;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\nL:\nst.global.u32 [%rd1], %r2;\nret;")
+    assert find_if_converted(shuffle) == {}                      # warp-wide: never predicated
+    rewrites = _static("@%p1 bra L;\nsetp.eq.u32 %p1, %r1, 3;\nL:\nst.global.u32 [%rd1], %r1;\nret;")
+    assert find_if_converted(rewrites) == {}                     # writes the branch's own predicate
 
 
 def test_every_warp_issues_the_body_the_skipping_ones_with_no_lane_on():
