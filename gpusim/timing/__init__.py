@@ -94,10 +94,10 @@ def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = N
     """``trace`` (or a chunk of it) with the passes :func:`merge_groups` and :func:`unrolled_loops` decided,
     then, with ``fold``, its fixed-address constant loads made operands (:mod:`gpusim.timing.const_fold`),
     then, with ``if_convert`` (the longest body, 0: none), its short ``if`` bodies predicated and issued by
-    every warp (:mod:`gpusim.timing.ifconvert`), then, with ``fuse``, its integer add chains, logic trees, shift-adds and copies issued as ptxas issues
-    them (:mod:`gpusim.timing.fusion`), then, with ``divisions``, each integer div/rem issued as its SASS
-    sequence (:mod:`gpusim.timing.divrem`: last, so that the other passes decide on the PTX as they did
-    before it)."""
+    every warp (:mod:`gpusim.timing.ifconvert`), then, with ``fuse``, its integer add chains, logic trees,
+    shift-adds and copies issued as ptxas issues them (:mod:`gpusim.timing.fusion`), then, with
+    ``divisions``, each integer div/rem issued as its SASS sequence (:mod:`gpusim.timing.divrem`: last, so
+    that the other passes decide on the PTX as they did before it)."""
     if groups:
         from gpusim.timing.vector_merge import merge_vector_accesses
         trace = merge_vector_accesses(trace, groups)

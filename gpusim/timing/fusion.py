@@ -26,7 +26,7 @@ it) and seen in the suites' kernels (SHOC md5hash: 8-9 PTX instructions a step, 
   (:mod:`gpusim.timing.loop_unroll`), where it counts one: ptxas unrolls NVVM's loops again and moves the
   pointer increments into the copies' address offsets, which the model does not do (PolyBench atax:
   ``add.s64`` two a trip in the PTX, three ``IADD3`` pairs for seven copies of the body in the SASS;
-  counted two a trip, the suite's warp instructions went from 1.12x to 1.32x the H100's);
+  counted two a trip in every loop, PolyBench 2mm small went from 1.12x to 1.32x the H100's warp instructions);
 * **free**: a register copy (``mov`` of one register), ``cvta.to.global`` and ``cvt.u64.u32`` (the high word
   is ``RZ``) issue nothing, their readers read the source; a ``mov`` of an immediate whose readers are all
   ALU instructions without an immediate of their own becomes their immediate; a 64-bit ``add`` of an

@@ -10,7 +10,7 @@ most 6 PTX instructions ptxas predicated 102, of 40 longer ones 13; the rule bel
 case that matters: the lecture reductions' ``if (tid < s)`` loop body (``IMAD``, ``LDS``, ``LDS``, ``FADD``,
 ``STS`` under ``@!P``), issued by every warp of the block at every trip; following the PTX's branch instead,
 the model issued 0.74x the warp instructions ncu counted on ``reduce_sequential`` (``gpusim/hw/README.md``
-item 21).
+items 21 and 22).
 
 Two places convert: :mod:`isa.ifconvert` rewrites the PTX at link time for arithmetic-only blocks (its probes:
 up to 7 instructions a triangle, no memory access), so the emulator runs them as guarded instructions and the
@@ -20,10 +20,10 @@ too.  One rule in one place, with the memory kinds told apart, is left to do (is
 
 The rule (:func:`find_if_converted`): a guarded forward branch whose target is not an exit (ptxas makes
 ``@p bra`` to a ``ret`` a predicated ``EXIT``: the warps whose lanes all leave issue nothing more) and whose
-body up to its target is
-at most :data:`MAX_BODY` instructions, none of them a branch, exit, barrier, memory barrier, warp-wide exchange
-(``shfl``, ``vote``, ...), guarded instruction or writer of the branch's predicate, and none a branch target
-(one block), is if-converted (none of the bundled programs' 124 converted bodies holds one of those kinds).
+body up to its target is at most :data:`MAX_BODY` instructions, none of them a branch, exit, barrier, memory
+barrier, warp-wide exchange (``shfl``, ``vote``, ...), guarded instruction or writer of the branch's predicate,
+and none a branch target (one block), is if-converted (none of the 124 bodies it converts in the bundled
+programs holds one of those kinds).
 
 Design: the pass **edits trace rows** (:func:`if_convert`): the branch's rows go; a warp whose lanes all took
 the branch (its next row is the target) gets the body's rows in their place, with no lane executing and no
@@ -31,8 +31,8 @@ memory access (``mem_slot`` -1: the LSU pipe still takes a memory instruction, a
 lane); a warp whose lanes fell through, or split, keeps the rows it recorded.  Each body instruction reads
 the predicate (``guard_reg``: it waits the guard latency, ``gpusim.timing.decode``).  Under the no-divergence
 what-if (:func:`gpusim.timing.idealize.compact_divergence`, lanes packed into full warps) no body is put in:
-the warps the packing emptied issue nothing, which is the what-if.  Simplification: the
-branch's PC stays in the static code, issued by no row.
+the warps the packing emptied issue nothing, which is the what-if.  Simplification: the branch's PC stays in
+the static code, issued by no row.
 """
 from __future__ import annotations
 

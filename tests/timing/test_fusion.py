@@ -97,7 +97,7 @@ def test_md5hash_issues_about_what_the_h100_executed():
     # instructions; the PTX issued one for one was 1.53x that, the fused one within 15%
     import json
     hw = json.loads((ROOT / "tests/golden/h100/suites/shoc__md5hash__small.json").read_text())
-    measured = hw["metrics"]["smsp__inst_executed.sum"] if "metrics" in hw else hw["counters"]["smsp__inst_executed.sum"]
+    measured = hw["counters"]["smsp__inst_executed.sum"]
     on = gpusim.run("shoc/md5hash", size="small", mode="timing", gpu="h100").timing
     off = gpusim.run("shoc/md5hash", size="small", mode="timing",
                      gpu=load_gpu("h100").replace(fuse_alu_instructions=False)).timing
