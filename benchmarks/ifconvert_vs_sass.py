@@ -12,47 +12,26 @@ predicated, and how often the rule (at most :data:`gpusim.timing.ifconvert.MAX_B
 from __future__ import annotations
 
 import collections
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def predicates_by_line(ptx: str, tools) -> dict[str, dict[int, list[str]]]:
+def predicates_by_line(ptx: str) -> dict[str, dict[int, list[str]]]:
     """{kernel: {PTX line: [predicate of each SASS instruction ('' when none)]}}."""
     from gpusim.cuda import sass
-    ptxas, nvdisasm = tools
-    with tempfile.TemporaryDirectory() as tmp:
-        src, cubin = Path(tmp) / "m.ptx", Path(tmp) / "m.cubin"
-        src.write_text(sass.mark_ptx_lines(ptx))
-        subprocess.run([ptxas, "-arch=sm_90", "-lineinfo", str(src), "-o", str(cubin)], check=True,
-                       capture_output=True)
-        listing = subprocess.run([nvdisasm, "-g", "-c", str(cubin)], capture_output=True, text=True,
-                                 check=True).stdout
     out: dict = collections.defaultdict(lambda: collections.defaultdict(list))
-    func, line = None, 0
-    for raw in listing.splitlines():
-        m = sass._FUNC.match(raw.strip())
-        if m:
-            func, line = m.group(1), 0
-            continue
-        m = sass._LINE.search(raw)
-        if m:
-            line = int(m.group(1))
-            continue
-        m = sass._SASS.search(raw)
-        if m and func:
-            out[func][line].append((m.group(1) or "").strip())
+    for kernel, line, predicate, _ in sass.sass_instructions(sass.disassemble(ptx)):
+        out[kernel][line].append(predicate)
     return out
 
 
 def main() -> int:
     import programs
     from gpusim.cuda import sass
-    from gpusim.errors import ToolMissingError
+    from gpusim.errors import GpusimError, ToolMissingError
     from gpusim.functional.recorder import static_instruction
     from gpusim.timing.fusion import plan_fusion
     from gpusim.timing.ifconvert import MAX_BODY
@@ -64,8 +43,8 @@ def main() -> int:
     for name in programs.names() + programs.suite_names():
         ptx = programs.get(name).ptx_path.read_text()
         try:
-            preds = predicates_by_line(ptx, tools)
-        except subprocess.CalledProcessError:
+            preds = predicates_by_line(ptx)
+        except GpusimError:
             print(f"not assembled: {name}")
             continue
         for kernel, k in parse_ptx(ptx).kernels.items():

@@ -76,16 +76,14 @@ def mark_ptx_lines(ptx: str) -> str:
     return text
 
 
-def parse_nvdisasm(text: str) -> dict[str, dict[int, list[str]]]:
-    """``{kernel: {ptx line: [SASS opcode, ...]}}`` from ``nvdisasm -g`` output of a marked module; ``NOP``
-    padding and the branch-to-self after the last ``EXIT`` are left out (they never execute)."""
-    out: dict[str, dict[int, list[str]]] = {}
+def sass_instructions(text: str):
+    """Each SASS instruction of ``nvdisasm -g`` output of a marked module, as ``(kernel, ptx line, predicate,
+    opcode)``: the predicate as written (``"@!P0"``), ``""`` for none."""
     func, line = None, 0
     for raw in text.splitlines():
         m = _FUNC.match(raw.strip())
         if m:
             func, line = m.group(1), 0
-            out.setdefault(func, {})
             continue
         m = _LINE.search(raw)
         if m:
@@ -93,16 +91,27 @@ def parse_nvdisasm(text: str) -> dict[str, dict[int, list[str]]]:
             continue
         m = _SASS.search(raw)
         if m and func is not None:
-            op = m.group(2)
-            if op == "NOP" or (op == "BRA" and line == 0):
-                continue
-            out[func].setdefault(line, []).append(op)
+            yield func, line, (m.group(1) or "").strip(), m.group(2)
+
+
+def parse_nvdisasm(text: str) -> dict[str, dict[int, list[str]]]:
+    """``{kernel: {ptx line: [SASS opcode, ...]}}`` from ``nvdisasm -g`` output of a marked module; ``NOP``
+    padding and the branch-to-self after the last ``EXIT`` are left out (they never execute)."""
+    out: dict[str, dict[int, list[str]]] = {}
+    for raw in text.splitlines():            # every kernel, one without instructions too
+        m = _FUNC.match(raw.strip())
+        if m:
+            out.setdefault(m.group(1), {})
+    for func, line, _, op in sass_instructions(text):
+        if op == "NOP" or (op == "BRA" and line == 0):
+            continue
+        out[func].setdefault(line, []).append(op)
     return out
 
 
-@functools.lru_cache(maxsize=64)
-def sass_by_ptx_line(ptx: str, arch: str = "sm_90") -> dict[str, dict[int, list[str]]]:
-    """For each kernel of the module ``ptx`` (text), the SASS opcodes ptxas emits for each PTX line.  Raises
+def disassemble(ptx: str, arch: str = "sm_90") -> str:
+    """``nvdisasm -g`` output of the module ``ptx`` (text) assembled by ``ptxas -arch=ARCH -lineinfo`` with each
+    instruction's own PTX line as its line information (:func:`mark_ptx_lines`).  Raises
     :class:`ToolMissingError` without ptxas or nvdisasm and :class:`GpusimError` with ptxas's message when it
     rejects the PTX."""
     tools = find_tools()
@@ -119,7 +128,14 @@ def sass_by_ptx_line(ptx: str, arch: str = "sm_90") -> dict[str, dict[int, list[
         d = subprocess.run([nvdisasm, "-g", "-c", str(cubin)], capture_output=True, text=True)
         if d.returncode != 0:
             raise GpusimError(f"nvdisasm failed:\n{d.stderr.strip()}")
-    return parse_nvdisasm(d.stdout)
+    return d.stdout
+
+
+@functools.lru_cache(maxsize=64)
+def sass_by_ptx_line(ptx: str, arch: str = "sm_90") -> dict[str, dict[int, list[str]]]:
+    """For each kernel of the module ``ptx`` (text), the SASS opcodes ptxas emits for each PTX line
+    (:func:`disassemble`, :func:`parse_nvdisasm`)."""
+    return parse_nvdisasm(disassemble(ptx, arch))
 
 
 def vector_width_bytes(opcode: str) -> int:

@@ -13,7 +13,6 @@ import argparse
 import datetime
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,17 +26,8 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true", help=f"write {RECORD.relative_to(ROOT)}")
     a = ap.parse_args(argv)
     from gpusim.cuda import sass
-    from gpusim.errors import ToolMissingError
-    tools = sass.find_tools()
-    if tools is None:
-        raise ToolMissingError("ptxas and nvdisasm are not installed (pip install -e .[sass], or a CUDA toolkit)")
-    ptxas, nvdisasm = tools
-    with tempfile.TemporaryDirectory() as tmp:
-        src, cubin = Path(tmp) / "m.ptx", Path(tmp) / "m.cubin"
-        src.write_text(sass.mark_ptx_lines(PTX.read_text()))
-        subprocess.run([ptxas, "-arch=sm_90", "-lineinfo", str(src), "-o", str(cubin)], check=True)
-        listing = subprocess.run([nvdisasm, "-g", "-c", str(cubin)], capture_output=True, text=True,
-                                 check=True).stdout
+    listing = sass.disassemble(PTX.read_text())
+    ptxas = sass.find_tools()[0]
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     if a.write:
         RECORD.parent.mkdir(parents=True, exist_ok=True)
