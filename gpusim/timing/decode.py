@@ -248,6 +248,23 @@ def _is_fence(ins: StaticInstr) -> bool:
     return bool(ins.is_branch or ins.is_barrier or ins.is_membar or ins.is_atomic or ins.is_exit)
 
 
+def static_block_leaders(instrs: list) -> np.ndarray | None:
+    """PCs that start a basic block of ``instrs`` (:class:`StaticInstr`): the entry, every branch target, and the
+    PC after every branch, exit or barrier; None when a branch's target is not recorded (``brx.idx``, or a
+    trace of format version 2)."""
+    n = len(instrs)
+    lead = np.zeros(n + 1, dtype=bool)
+    lead[0] = True
+    for ins in instrs:
+        if ins.is_branch:
+            if ins.branch_target < 0:
+                return None
+            lead[ins.branch_target] = True
+        if ins.is_branch or ins.is_exit or ins.is_barrier:
+            lead[ins.pc + 1] = True
+    return np.flatnonzero(lead[:n])
+
+
 def _block_leaders(trace: KernelTrace) -> np.ndarray:
     """PCs that start a basic block of the kernel's static control flow: the entry, every branch target, and
     the PC after every branch, exit or barrier.
@@ -257,14 +274,13 @@ def _block_leaders(trace: KernelTrace) -> np.ndarray:
     blocks a trace (or a chunk of a streamed trace) holds.  A trace recorded without branch targets (format
     version 2) falls back to the targets the trace shows (every PC some warp reached other than from the PC
     before it), a subset of the static ones."""
+    static = static_block_leaders(trace.instructions)
+    if static is not None:
+        return static
     n = len(trace.instructions)
     lead = np.zeros(n + 1, dtype=bool)
     lead[0] = True
-    branches = [ins for ins in trace.instructions if ins.is_branch]
-    if all(ins.branch_target >= 0 for ins in branches):
-        for ins in branches:
-            lead[ins.branch_target] = True
-    elif trace.pc.size:
+    if trace.pc.size:
         pc = trace.pc.astype(np.int64)
         jump = np.ones(pc.size, dtype=bool)
         jump[1:] = pc[1:] != pc[:-1] + 1

@@ -56,6 +56,7 @@ import dataclasses
 import numpy as np
 
 from gpusim.functional.trace import KernelTrace, StaticInstr
+from gpusim.timing.decode import static_block_leaders
 from gpusim.timing.divrem import SassStep, expand_divisions
 from gpusim.timing.vector_merge import drop_instructions
 
@@ -84,19 +85,15 @@ class FusionPlan:
     wide_adds: list[int] = dataclasses.field(default_factory=list)   # kept 64-bit adds: two SASS each
 
 
-def _leaders(instrs: list[StaticInstr]) -> np.ndarray | None:
-    """Each PC's basic block (an id that changes at every branch target and after every branch or exit), or
-    None when a branch's target is not known (``brx.idx``)."""
-    start = np.zeros(len(instrs) + 1, dtype=bool)
-    start[0] = True
-    for ins in instrs:
-        if ins.is_branch and ins.branch_target < 0 and not ins.is_exit:
-            return None
-        if ins.branch_target >= 0:
-            start[ins.branch_target] = True
-        if ins.is_branch or ins.is_exit or ins.is_barrier:
-            start[ins.pc + 1] = True
-    return np.cumsum(start[:-1])
+def _blocks(instrs: list[StaticInstr]) -> np.ndarray | None:
+    """Each PC's basic block (an id that changes at every leader, :func:`gpusim.timing.decode.static_block_leaders`),
+    or None when a branch's target is not known (``brx.idx``)."""
+    leaders = static_block_leaders(instrs)
+    if leaders is None:
+        return None
+    start = np.zeros(len(instrs), dtype=np.int64)
+    start[leaders] = 1
+    return np.cumsum(start)
 
 
 def plan_fusion(instrs: list[StaticInstr], origin: list[int] | None = None) -> FusionPlan:
@@ -110,7 +107,7 @@ def plan_fusion(instrs: list[StaticInstr], origin: list[int] | None = None) -> F
         unrolled = np.bincount(o)[o] > 1
     drop = np.zeros(n, dtype=bool)
     by_rule = {"iadd3": 0, "lop3": 0, "lea": 0, "imad": 0, "imad_wide": 0, "free": 0}
-    block = _leaders(instrs)
+    block = _blocks(instrs)
     if block is None or n == 0:
         return FusionPlan(drop, {}, by_rule)
     src = [list(ins.src_regs) for ins in instrs]
