@@ -82,6 +82,7 @@ class StaticInstr:
     src_line: int | None = None
     no_unroll: bool = False          # a loop header under `.pragma "nounroll"` (ptxas keeps the loop rolled)
     imm_srcs: int = 0                # immediate source operands (an SASS ALU instruction has one immediate slot)
+    if_converted: bool = False       # a branch ptxas predicates away (gpusim.timing.ifconvert): no row issues it
 
 
 @dataclass

@@ -248,14 +248,17 @@ def _is_fence(ins: StaticInstr) -> bool:
     return bool(ins.is_branch or ins.is_barrier or ins.is_membar or ins.is_atomic or ins.is_exit)
 
 
-def static_block_leaders(instrs: list) -> np.ndarray | None:
+def static_block_leaders(instrs: list, through_if_converted: bool = False) -> np.ndarray | None:
     """PCs that start a basic block of ``instrs`` (:class:`StaticInstr`): the entry, every branch target, and the
     PC after every branch, exit or barrier; None when a branch's target is not recorded (``brx.idx``, or a
-    trace of format version 2)."""
+    trace of format version 2).  ``through_if_converted``: a branch ptxas predicates away (``if_converted``,
+    :mod:`gpusim.timing.ifconvert`) starts no block, nor does its target unless another branch goes there."""
     n = len(instrs)
     lead = np.zeros(n + 1, dtype=bool)
     lead[0] = True
     for ins in instrs:
+        if through_if_converted and ins.if_converted:
+            continue
         if ins.is_branch:
             if ins.branch_target < 0:
                 return None
@@ -265,7 +268,7 @@ def static_block_leaders(instrs: list) -> np.ndarray | None:
     return np.flatnonzero(lead[:n])
 
 
-def _block_leaders(trace: KernelTrace) -> np.ndarray:
+def _block_leaders(trace: KernelTrace, through_if_converted: bool = False) -> np.ndarray:
     """PCs that start a basic block of the kernel's static control flow: the entry, every branch target, and
     the PC after every branch, exit or barrier.
 
@@ -274,7 +277,7 @@ def _block_leaders(trace: KernelTrace) -> np.ndarray:
     blocks a trace (or a chunk of a streamed trace) holds.  A trace recorded without branch targets (format
     version 2) falls back to the targets the trace shows (every PC some warp reached other than from the PC
     before it), a subset of the static ones."""
-    static = static_block_leaders(trace.instructions)
+    static = static_block_leaders(trace.instructions, through_if_converted)
     if static is not None:
         return static
     n = len(trace.instructions)
@@ -397,20 +400,25 @@ def hoist_permutation(instrs: list[StaticInstr]) -> list[int]:
 def static_schedule(trace: KernelTrace) -> dict[int, list[int]]:
     """Per basic block, the issue order of the hoisting scheduler: ``{first pc: [pc, ...]}`` for every
     straight-line segment whose order changes.  Segments end at block leaders and fences, and a fence
-    stays where it is."""
+    stays where it is.  An if-converted branch (``if_converted``) is neither: ptxas schedules the predicated
+    body with the code around it (a segment runs through it, and leaves out its PC, which no row issues)."""
     instrs = trace.instructions
     n = len(instrs)
-    bounds = [*_block_leaders(trace).tolist(), n]
+    bounds = [*_block_leaders(trace, through_if_converted=True).tolist(), n]
     out: dict[int, list[int]] = {}
     for b in range(len(bounds) - 1):
-        seg_start = bounds[b]
+        seg: list[int] = []
         for pc in range(bounds[b], bounds[b + 1] + 1):
+            if pc < bounds[b + 1] and instrs[pc].if_converted:
+                continue
             if pc == bounds[b + 1] or _is_fence(instrs[pc]):
-                if pc - seg_start > 1:
-                    perm = hoist_permutation(instrs[seg_start:pc])
+                if len(seg) > 1:
+                    perm = hoist_permutation([instrs[p] for p in seg])
                     if perm != sorted(perm):
-                        out[seg_start] = [seg_start + k for k in perm]
-                seg_start = pc + 1
+                        out[seg[0]] = [seg[k] for k in perm]
+                seg = []
+            else:
+                seg.append(pc)
     return out
 
 
@@ -442,8 +450,12 @@ def schedule_rows(trace: KernelTrace, schedule: str) -> tuple[np.ndarray, np.nda
     starts = np.asarray(trace.warp_start, dtype=np.int64)
     warp_of[starts[1:-1][starts[1:-1] < rows]] = 1
     warp_of = np.cumsum(warp_of)
+    # PCs counted without the if-converted branches (no row issues one), so that a segment running through
+    # one is consecutive
+    issued = np.array([not i.if_converted for i in trace.instructions], dtype=np.int64)
+    cpc = (np.cumsum(issued) - 1)[pc]
     step = np.zeros(rows, dtype=np.int64)
-    step[1:] = (pc[1:] == pc[:-1] + 1) & (warp_of[1:] == warp_of[:-1])
+    step[1:] = (cpc[1:] == cpc[:-1] + 1) & (warp_of[1:] == warp_of[:-1])
     run = np.concatenate(([0], np.cumsum(step)))        # run[j] - run[i] == j - i: rows i..j consecutive
     order = np.arange(rows, dtype=np.int64)
     for first, perm in segs.items():
@@ -453,6 +465,6 @@ def schedule_rows(trace: KernelTrace, schedule: str) -> tuple[np.ndarray, np.nda
         cand = cand[run[cand + length] - run[cand + 1] == length - 1]
         if cand.size == 0:
             continue
-        offs = np.asarray(perm, dtype=np.int64) - first
+        offs = np.searchsorted(np.sort(perm), np.asarray(perm, dtype=np.int64))
         order[cand[:, None] + np.arange(length)] = cand[:, None] + offs[None, :]
     return pc[order], slot[order]

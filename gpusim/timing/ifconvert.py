@@ -29,7 +29,11 @@ Design: the pass **edits trace rows** (:func:`if_convert`): the branch's rows go
 the branch (its next row is the target) gets the body's rows in their place, with no lane executing and no
 memory access (``mem_slot`` -1: the LSU pipe still takes a memory instruction, as for a guard false on every
 lane); a warp whose lanes fell through, or split, keeps the rows it recorded.  Each body instruction reads
-the predicate (``guard_reg``: it waits the guard latency, ``gpusim.timing.decode``).  Under the no-divergence
+the predicate (``guard_reg``: it waits the guard latency, ``gpusim.timing.decode``).  The branch is marked
+``if_converted`` in the static code, so that the hoisting scheduler (:func:`gpusim.timing.decode.static_schedule`)
+takes the code before the body, the body and the code after it as one block, as ptxas schedules the predicated
+SASS: the image blur's nine ``if``-guarded pixel loads are nine ``@!P LDG`` issued before the first add
+(``gpusim/hw/README.md`` item 23).  Under the no-divergence
 what-if (:func:`gpusim.timing.idealize.compact_divergence`, lanes packed into full warps) no body is put in:
 the warps the packing emptied issue nothing, which is the what-if.  Simplification: the branch's PC stays in
 the static code, issued by no row.
@@ -113,7 +117,8 @@ def if_convert(trace: KernelTrace, found: dict[int, int] | None = None) -> Kerne
             guard[p] = instrs[b].guard_reg
     static = [dataclasses.replace(ins, guard_reg=guard[ins.pc],
                                   src_regs=(guard[ins.pc], *ins.src_regs))
-              if ins.pc in guard and ins.guard_reg < 0 else ins for ins in instrs]
+              if ins.pc in guard and ins.guard_reg < 0 else
+              dataclasses.replace(ins, if_converted=True) if ins.pc in found else ins for ins in instrs]
     meta = {**trace.meta, "if_converted": {int(b): int(t) for b, t in sorted(found.items())}}
     return dataclasses.replace(
         trace, instructions=static, warp_start=warp_start.astype(trace.warp_start.dtype),

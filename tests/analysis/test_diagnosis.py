@@ -79,7 +79,9 @@ def test_matmul_tiled_is_latency_not_hidden(h100_4sm):
     r, d = _diagnose("matmul_tiled", "width=64,tile=16", h100_4sm)
     top = d.top
     assert top.key == "latency" and top.title == "latency not hidden" and top.measured
-    assert top.what_if.name == "latency" and top.what_if.speedup > 1.1
+    # 1.07x: the two tile loads, each behind its bounds check, are predicated and in flight together (as in
+    # ptxas's SASS; gpusim/hw/README.md item 23), which hides part of the latency the what-if removes
+    assert top.what_if.name == "latency" and top.what_if.speedup > 1.05
     assert top.share > max(f.share for f in d.findings[1:])
     assert top.lines == ["matmul_tiled.cu:36", "matmul_tiled.cu:40"]
     assert "(long_scoreboard: a load's data" in top.evidence[0] and "issue slots were busy" in top.evidence[1]

@@ -75,3 +75,30 @@ def test_reduce_sequential_issues_about_what_the_h100_executed():
                      gpu=load_gpu("h100").replace(if_convert_max_instructions=0)).timing
     assert off.counters["smsp__inst_executed.sum"] < 0.8 * measured
     assert abs(on.counters["smsp__inst_executed.sum"] / measured - 1) < 0.1
+
+
+def test_the_hoisting_scheduler_runs_through_a_predicated_body():
+    """ptxas schedules a predicated body with the code around it: the image blur's nine ``if``-guarded pixel
+    loads are ``@!P LDG`` issued ahead of the adds (its SASS, ``gpusim/hw/README.md`` item 23).  The model's
+    hoisting scheduler takes them as one segment too, so eight of the nine issue before the first add that
+    reads one (the first body's load writes the sum's own register, which a ``mov`` zeroes before it: the
+    scheduler does not rename registers, ptxas does); without the if-conversion each load waits in its own
+    block."""
+    from gpusim.timing.decode import schedule_rows, static_schedule
+    t = gpusim.run("blur", size="small", mode="emulate", record_trace=True).trace
+    conv = if_convert(t)
+    instrs = conv.instructions
+    assert sum(i.if_converted for i in instrs) == 9 and not np.isin(conv.pc, [i.pc for i in instrs
+                                                                              if i.if_converted]).any()
+    loads = [i.pc for i in instrs if i.is_load and i.mem_space == "global"]
+    assert len(loads) == 9
+    order = next(seq for seq in static_schedule(conv).values() if set(loads) <= set(seq))
+    first_use = min(order.index(i.pc) for i in instrs if set(i.src_regs) & {r for p in loads
+                                                                            for r in instrs[p].dst_regs})
+    assert sum(order.index(p) < first_use for p in loads) == 8
+    # every warp's rows follow that order (the rows of the branch-free trace, reordered)
+    pcs, _ = schedule_rows(conv, "hoist")
+    w0 = pcs[:int(conv.warp_start[1])].tolist()
+    assert [p for p in w0 if p in order] == order
+    # the branches of the recorded trace split it: each load waits in its block before its add
+    assert not any(set(loads) <= set(seq) for seq in static_schedule(t).values())
