@@ -205,6 +205,12 @@ class GpuConfig:
         "issue integer add chains, logic trees, shift-adds, mul.wide + add.s64 and register copies as ptxas "
         "issues them: one IADD3/LOP3/LEA/IMAD(.WIDE) for up to three inputs, nothing for a copy "
         "(gpusim.timing.fusion)", False)
+    fma_pipe_split: bool = param(
+        "the FMA pipe is two halves, FMA-heavy and FMA-lite, each at twice issue_interval_cycles.fp32 (Ampere "
+        "GA10x, Hopper): FP32 arithmetic issues to whichever half is free, integer multiplies (IMAD) only to the "
+        "heavy one, and a 32-bit integer add, subtract or shift by an immediate to the ALU pipe or the heavy half, "
+        "whichever is free (ptxas writes it as IADD3/SHF or as IMAD.IADD/VIADD/IMAD.SHL to balance the two); "
+        "False: one FMA pipe, all integer work on the ALU pipe (gpusim.timing.decode)", False)
     if_convert_max_instructions: int = param(
         "issue a forward conditional branch's body of at most this many instructions (one basic block) as the "
         "predicated instructions ptxas makes of it, for every warp, without the branch (gpusim.timing.ifconvert); "

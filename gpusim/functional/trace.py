@@ -83,6 +83,8 @@ class StaticInstr:
     no_unroll: bool = False          # a loop header under `.pragma "nounroll"` (ptxas keeps the loop rolled)
     imm_srcs: int = 0                # immediate source operands (an SASS ALU instruction has one immediate slot)
     if_converted: bool = False       # a branch ptxas predicates away (gpusim.timing.ifconvert): no row issues it
+    sass_form: str = ""              # the SASS instruction ptxas makes of it after folding others in (gpusim.timing.fusion):
+                                     # "IADD3", "LOP3", "LEA", "IMAD", "IMAD.WIDE"; "": as its PTX opcode says
 
 
 @dataclass

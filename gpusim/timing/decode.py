@@ -29,6 +29,15 @@ OP_ALU, OP_MEM, OP_BRANCH, OP_BARRIER, OP_MEMBAR, OP_EXIT = range(6)
 # memory system keeps busy for as long as the access needs (more wavefronts for conflicts, more sectors).
 SMSP_PIPES: tuple[Unit, ...] = (Unit.LSU, Unit.FP32, Unit.INT, Unit.FP64, Unit.SFU, Unit.BRANCH, Unit.MISC)
 LSU_PIPE = 0
+# With ``GpuConfig.fma_pipe_split`` the FMA pipe is two halves: ``Unit.FP32``'s index is FMA-lite, this one
+# FMA-heavy (integer multiplies, and the integer adds and shifts ptxas moves off the ALU pipe).
+FMA_HEAVY_PIPE = len(SMSP_PIPES)
+N_PIPES = len(SMSP_PIPES) + 1
+
+# 32-bit integer instructions ptxas may write for the ALU pipe (IADD3, SHF) or for FMA-heavy (IMAD.IADD,
+# VIADD, IMAD.SHL): it balances the two (benchmarks/micro/intpipe: 34 of 64 independent adds as IMAD.IADD).
+_EITHER_ALU_OR_FMA = frozenset({"add.s32", "add.u32", "sub.s32", "sub.u32"})
+_SHIFT_LEFT = frozenset({"shl.b32"})
 
 
 
@@ -56,6 +65,12 @@ _LONG_SPACES = (MemSpace.GLOBAL, MemSpace.LOCAL, MemSpace.GENERIC)
 
 class DecodedKernel:
     """Per-PC static timing facts of one kernel on one GPU config, as flat lists indexed by PC.
+
+    Under ``fma_pipe_split`` the FMA pipe is two halves: an integer multiply goes to FMA-heavy; FP32
+    arithmetic to FMA-lite or FMA-heavy, and a 32-bit integer add/subtract or shift by an immediate (not
+    folded into a three-input IADD3/LEA) to the ALU pipe or FMA-heavy, each PC to one of them for good, chosen
+    per basic block to balance the three (:meth:`_balance_alu_and_fma_heavy`).  Simplification: the SMSP
+    steers an FFMA to a free half at issue (the H100 splits a pure FFMA stream evenly); the model fixes it.
 
     Simplifications: an instruction's issue interval depends only on its unit (IMAD uses the config's
     ``imad_issue_interval_cycles``); a memory instruction's result latency comes from the memory system at
@@ -85,6 +100,8 @@ class DecodedKernel:
         self.is_store: list[bool] = [False] * n
         intervals = {u: max(1, int(gpu.issue_interval(u))) for u in Unit}
         imad_interval = max(1, int(gpu.imad_issue_interval_cycles))
+        split = bool(getattr(gpu, "fma_pipe_split", False))
+        flexible: list[int] = []         # integer PCs ptxas may write for the ALU pipe or for FMA-heavy
         latencies: dict[LatencyClass, int] = {}
 
         def latency(cls: LatencyClass) -> int:
@@ -117,11 +134,15 @@ class DecodedKernel:
             self.is_store[i] = bool(ins.is_store or ins.is_atomic)
             self.pipe[i] = SMSP_PIPES.index(unit)
             self.interval_cycles[i] = imad_interval if cls is LatencyClass.IMAD else intervals[unit]
+            if split and self._split_fma_pipe(i, ins, unit, cls, intervals, imad_interval):
+                flexible.append(i)
             if unit is Unit.LSU:
                 self.throttle_state[i] = int(StallReason.LG_THROTTLE if (ins.mem_space in _LONG_SPACES)
                                              else StallReason.MIO_THROTTLE)
             elif unit is Unit.SFU:
                 self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
+        if flexible:
+            self._balance_alu_and_fma_heavy(instrs, flexible, intervals[Unit.FP32], imad_interval)
         max_reg = self._guard_reads(instrs, gpu, max_reg)
         # What issuing reads per PC, as C arrays for the compiled SM (sm.pxd); each path reads only its own.
         # deps, dsts and mem_srcs flattened: pc's registers are dep_reg[dep_start[pc]:dep_start[pc + 1]], etc.
@@ -141,6 +162,57 @@ class DecodedKernel:
         self.barrier_latency_cycles = latency(LatencyClass.BARRIER)
         self.membar_latency_cycles = latency(LatencyClass.MEMBAR)
         self.slot_state = array("b", slot_states(trace.mem_space).tobytes())
+
+    def _split_fma_pipe(self, i: int, ins: StaticInstr, unit: Unit, cls: LatencyClass, intervals: dict,
+                        imad_interval: int) -> bool:
+        """PC ``i``'s pipes when the FMA pipe is FMA-heavy + FMA-lite (``GpuConfig.fma_pipe_split``); True for
+        an integer instruction ptxas may write for either the ALU pipe or FMA-heavy."""
+        half = 2 * intervals[Unit.FP32]            # each half has half the lanes
+        form = ins.sass_form
+        if cls is LatencyClass.IMAD or form in ("IMAD", "IMAD.WIDE"):
+            self.pipe[i], self.interval_cycles[i] = FMA_HEAVY_PIPE, imad_interval
+        elif unit is Unit.FP32:
+            self.interval_cycles[i] = half
+            return True
+        elif unit is Unit.INT and not form and (ins.opcode in _EITHER_ALU_OR_FMA
+                                                or (ins.opcode in _SHIFT_LEFT and ins.imm_srcs == 1)):
+            return True
+        return False
+
+    def _balance_alu_and_fma_heavy(self, instrs: list[StaticInstr], flexible: list[int], fp32_interval: int,
+                                   imad_interval: int) -> None:
+        """Which pipe each flexible PC issues to, as ptxas balances them: per basic block, the block's fixed
+        ALU-pipe and FMA-heavy work counted first, then each flexible PC in program order to the least loaded
+        of its two pipes (issue cycles queued so far; an FFMA to FMA-lite on a tie, an integer add to the ALU
+        pipe).  In intpipe.ptx's loops this sends 32 of 64 independent adds to each pipe (ptxas 13.0: 30 IADD3,
+        34 IMAD.IADD); of 32 xor + 32 adds, every add to FMA-heavy (ptxas: the same); of 32 FFMA + 32 adds, 21
+        adds to the ALU pipe (ptxas: 26); of 32 FFMA + 32 IMAD, every FFMA to FMA-lite (ncu: 254k of 262k)
+        [benchmarks/micro/intpipe; tests/golden/h100/micro/intpipe: intpipe.sass, ncu.csv]."""
+        leaders = static_block_leaders(instrs, through_if_converted=True)
+        n = len(instrs)
+        bounds = sorted(set(leaders.tolist()) | {n}) if leaders is not None else [0, n]
+        flex = set(flexible)
+        int_pipe, fp32_pipe = SMSP_PIPES.index(Unit.INT), SMSP_PIPES.index(Unit.FP32)
+        for b0, b1 in zip(bounds, bounds[1:]):
+            # the block's fixed work first, then each flexible PC, in program order, where least is queued
+            alu = sum(self.interval_cycles[i] for i in range(b0, b1) if self.pipe[i] == int_pipe and i not in flex)
+            heavy = sum(self.interval_cycles[i] for i in range(b0, b1) if self.pipe[i] == FMA_HEAVY_PIPE)
+            lite = 0
+            for i in range(b0, b1):
+                if i not in flex:
+                    continue
+                iv = self.interval_cycles[i]
+                if self.pipe[i] == fp32_pipe:
+                    if lite <= heavy:
+                        lite += iv
+                    else:
+                        self.pipe[i] = FMA_HEAVY_PIPE
+                        heavy += iv
+                elif alu + iv <= heavy + imad_interval:
+                    alu += iv
+                else:
+                    self.pipe[i], self.interval_cycles[i] = FMA_HEAVY_PIPE, imad_interval
+                    heavy += imad_interval
 
     def _guard_reads(self, instrs: list[StaticInstr], gpu, max_reg: int) -> int:
         """Give guard reads their own latency (``gpu.guard_latency_cycles``, 0: none); returns the largest

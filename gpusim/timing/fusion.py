@@ -72,17 +72,20 @@ _MOVES = frozenset(f"mov.{t}" for t in ("b32", "u32", "s32", "b64", "u64", "s64"
 _FREE_CONVERSIONS = frozenset({"cvta.to.global.u64", "cvt.u64.u32"})
 _ALU_UNITS = frozenset({"int", "fp32"})
 _WIDE_ADD = (SassStep("IADD3"), SassStep("IADD3.X"))      # the low words, then the high words with the carry
+_FORMS = {"iadd3": "IADD3", "lop3": "LOP3", "lea": "LEA", "imad": "IMAD"}   # a fold's rule -> the reader's SASS
 
 
 @dataclasses.dataclass
 class FusionPlan:
     """The PCs ptxas folds or drops (``drop``), each kept PC's new source registers (``sources``, only those
-    that changed) and, by rule, how many PCs each folded."""
+    that changed), the SASS instruction a reader becomes by folding (``forms``: ``StaticInstr.sass_form``)
+    and, by rule, how many PCs each folded."""
 
     drop: np.ndarray
     sources: dict[int, tuple[int, ...]]
     by_rule: dict[str, int]
     wide_adds: list[int] = dataclasses.field(default_factory=list)   # kept 64-bit adds: two SASS each
+    forms: dict[int, str] = dataclasses.field(default_factory=dict)
 
 
 def _blocks(instrs: list[StaticInstr]) -> np.ndarray | None:
@@ -180,9 +183,12 @@ def plan_fusion(instrs: list[StaticInstr], origin: list[int] | None = None) -> F
                 return None
         return p
 
+    forms: dict[int, str] = {}
+
     def fold(p: int, u: int, rule: str) -> None:
         drop[p] = True
         by_rule[rule] += 1
+        forms[u] = _FORMS[rule]
         for x in set(src[p]):                   # ``u`` reads them now
             readers[x] = [u if y == p else y for y in readers.get(x, [])]
 
@@ -233,6 +239,7 @@ def plan_fusion(instrs: list[StaticInstr], origin: list[int] | None = None) -> F
                 for x in set(users):
                     src[x] = [y for y in src[x] if y != r] + src[p]
                     kind[x] = "imad_wide"
+                    forms[x] = "IMAD.WIDE"
                 drop[p] = True
                 by_rule["imad_wide"] += 1
             if kind[u] is None and len(src[u]) + imms[u] == 2:
@@ -247,7 +254,7 @@ def plan_fusion(instrs: list[StaticInstr], origin: list[int] | None = None) -> F
             and instrs[p].guard_reg < 0 and not unrolled[p]]
     changed = {p: tuple(src[p]) for p in range(n) if not drop[p] and tuple(src[p]) != instrs[p].src_regs}
     by_rule["wide_add"] = len(wide)
-    return FusionPlan(drop, changed, by_rule, wide)
+    return FusionPlan(drop, changed, by_rule, wide, {p: f for p, f in forms.items() if not drop[p]})
 
 
 def fuse_instructions(trace: KernelTrace, plan: FusionPlan | None = None) -> KernelTrace:
@@ -258,7 +265,9 @@ def fuse_instructions(trace: KernelTrace, plan: FusionPlan | None = None) -> Ker
     if not plan.drop.any() and not plan.wide_adds:
         return trace
     if plan.drop.any():
-        kept = [dataclasses.replace(ins, src_regs=plan.sources[p]) if p in plan.sources else ins
+        kept = [dataclasses.replace(ins, src_regs=plan.sources.get(p, ins.src_regs),
+                                    sass_form=plan.forms.get(p, ins.sass_form))
+                if p in plan.sources or p in plan.forms else ins
                 for p, ins in enumerate(trace.instructions) if not plan.drop[p]]
         trace = drop_instructions(trace, plan.drop, kept)
     if plan.wide_adds:

@@ -19,7 +19,7 @@ from collections import deque
 import numpy as np
 import simpy
 
-from gpusim.timing.decode import INF, SMSP_PIPES, DecodedKernel, int_array
+from gpusim.timing.decode import INF, N_PIPES, DecodedKernel, int_array
 from gpusim.timing.schedulers import make_scheduler
 from gpusim.timing.sm import StepHeap, StreamingMultiprocessor, Warp, step_sms
 from gpusim.timing.warp_states import N_STALL_REASONS
@@ -109,7 +109,7 @@ class GpuTimingModel:
         self.progress = progress
         self.kernel = DecodedKernel(trace, gpu, free_barriers=bool(ideal is not None and ideal.barriers))
         self.kernel.slot_state = feed.slot_state
-        self.n_pipes = len(SMSP_PIPES)
+        self.n_pipes = N_PIPES
         # What the SMs read by row and slot: the feed's arrays (bound again when it reallocates them).
         self.trace_pc = feed.trace_pc
         self.mem_slot = feed.mem_slot
