@@ -125,10 +125,13 @@ class BlockFeed:
     def load(self, bid: int, now: int = 0) -> None:
         """Make block ``bid``'s rows available (loading chunks up to the one that holds it) at cycle ``now``.
         A :class:`Warming` between chunks goes to the memory model's ``warm`` as it is passed."""
+        checked_rows = -1
         while bid >= self.loaded_blocks:
-            if self.n_rows >= _MIN_COMPACT_ROWS:
-                # before the next chunk is recorded, so that what each holds at its peak does not add up
+            if self.n_rows >= _MIN_COMPACT_ROWS and self.n_rows != checked_rows:
+                # before the next chunk is recorded, so that what each holds at its peak does not add up; once
+                # per chunk: no warp moves between the Warming items of one call, so their rows stay as counted
                 self.compact(_MIN_DEAD_FRACTION)
+                checked_rows = self.n_rows
             chunk = next(self._rest, None)
             if isinstance(chunk, Warming):
                 self.memory.warm(now, chunk.sectors, **chunk.options)

@@ -116,3 +116,24 @@ def test_row_arrays_resize_in_place_unless_a_view_pins_them():
     c = feed._resized(a, 6)
     assert c is not a and list(c) == [0, 1, 2, 0, 0, 0] and list(a) == [0, 1, 2]
     view.release()
+
+
+def test_the_live_rows_are_counted_once_a_chunk_not_once_a_warming_item(monkeypatch):
+    # a launch sampled in time warms the caches with the sectors of the blocks it does not time: Warming
+    # items between the chunks.  No warp moves between two items, so the rows a compaction would keep are
+    # counted once for each chunk appended, not again at every item (jacobi2d large: 1,029 counts -> 249)
+    from test_sampling import stream
+    monkeypatch.setattr(feed, "_MIN_COMPACT_ROWS", 16)
+    counts = {"compact": 0, "append": 0, "warming": 0}
+
+    def counting(name, f):
+        def wrapped(*a, **kw):
+            counts[name] += 1
+            return f(*a, **kw)
+        return wrapped
+    monkeypatch.setattr(feed.BlockFeed, "compact", counting("compact", feed.BlockFeed.compact))
+    monkeypatch.setattr(feed.BlockFeed, "_append", counting("append", feed.BlockFeed._append))
+    monkeypatch.setattr(feed.Warming, "__init__", counting("warming", feed.Warming.__init__))
+    simulate(stream("transpose_smem", "default"), load_gpu("h100", overrides={"sm.count": 4}), sample="time")
+    assert counts["warming"] > counts["append"] > 1
+    assert 0 < counts["compact"] < counts["append"]
