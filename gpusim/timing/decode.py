@@ -33,6 +33,7 @@ LSU_PIPE = 0
 # FMA-heavy (integer multiplies, and the integer adds and shifts ptxas moves off the ALU pipe).
 FMA_HEAVY_PIPE = len(SMSP_PIPES)
 N_PIPES = len(SMSP_PIPES) + 1
+NO_PIPE = -1
 
 # 32-bit integer instructions ptxas may write for the ALU pipe (IADD3, SHF) or for FMA-heavy (IMAD.IADD,
 # VIADD, IMAD.SHL): it balances the two (benchmarks/micro/intpipe: 34 of 64 independent adds as IMAD.IADD).
@@ -66,11 +67,14 @@ _LONG_SPACES = (MemSpace.GLOBAL, MemSpace.LOCAL, MemSpace.GENERIC)
 class DecodedKernel:
     """Per-PC static timing facts of one kernel on one GPU config, as flat lists indexed by PC.
 
-    Under ``fma_pipe_split`` the FMA pipe is two halves: an integer multiply goes to FMA-heavy; FP32
-    arithmetic to FMA-lite or FMA-heavy, and a 32-bit integer add/subtract or shift by an immediate (not
-    folded into a three-input IADD3/LEA) to the ALU pipe or FMA-heavy, each PC to one of them for good, chosen
-    per basic block to balance the three (:meth:`_balance_alu_and_fma_heavy`).  Simplification: the SMSP
-    steers an FFMA to a free half at issue (the H100 splits a pure FFMA stream evenly); the model fixes it.
+    Under ``fma_pipe_split`` the FMA pipe is two halves, FMA-heavy and FMA-lite, each at twice
+    ``issue_interval_cycles.fp32``: an integer multiply goes to FMA-heavy; a 32-bit integer add/subtract or
+    shift by an immediate (not folded into a three-input IADD3/LEA) to the ALU pipe or FMA-heavy, each PC to
+    one of them for good, as ptxas balances them; FP32 arithmetic to the half the same balance gives its PC
+    (``pipe``) or, when that one is busy, to the other (``alt_pipe``, ``NO_PIPE`` for every other PC), as
+    the SMSP steers an FFMA at issue.  The scheduler issues such a second-choice instruction only when no
+    warp is ready for its own pipe (:meth:`gpusim.timing.sm.SubPartition.cycle`), so an FFMA does not take
+    FMA-heavy from an IMAD (:meth:`_balance_alu_and_fma_heavy`).
 
     Simplifications: an instruction's issue interval depends only on its unit (IMAD uses the config's
     ``imad_issue_interval_cycles``); a memory instruction's result latency comes from the memory system at
@@ -80,7 +84,8 @@ class DecodedKernel:
     """
 
     __slots__ = ("deps", "dsts", "dst_extras", "dst_extra", "mem_srcs", "dep_start", "dep_reg", "dst_start",
-                 "dst_reg", "mem_src_start", "mem_src_reg", "pipe", "interval_cycles", "latency_cycles", "result_state", "op",
+                 "dst_reg", "mem_src_start", "mem_src_reg", "pipe", "interval_cycles", "alt_pipe", "alt_interval_cycles",
+                 "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
                  "membar_latency_cycles", "slot_state")
 
@@ -93,6 +98,8 @@ class DecodedKernel:
         self.mem_srcs: list[tuple[int, ...]] = [()] * n   # registers a memory instruction reads (WAR)
         self.pipe: list[int] = [0] * n
         self.interval_cycles: list[int] = [1] * n
+        self.alt_pipe: list[int] = [NO_PIPE] * n        # a second pipe the PC may issue to when its own is busy
+        self.alt_interval_cycles: list[int] = [1] * n
         self.latency_cycles: list[int] = [1] * n
         self.result_state: list[int] = [int(StallReason.WAIT)] * n
         self.op: list[int] = [OP_ALU] * n
@@ -156,6 +163,8 @@ class DecodedKernel:
         self.latency_cycles = int_array(self.latency_cycles)
         self.result_state = int_array(self.result_state)
         self.interval_cycles = int_array(self.interval_cycles)
+        self.alt_pipe = int_array(self.alt_pipe)
+        self.alt_interval_cycles = int_array(self.alt_interval_cycles)
         self.is_store = int_array(self.is_store)
         self.n_regs = max_reg + 1
         self.branch_latency_cycles = latency(LatencyClass.BRANCH)
@@ -172,7 +181,7 @@ class DecodedKernel:
         if cls is LatencyClass.IMAD or form in ("IMAD", "IMAD.WIDE"):
             self.pipe[i], self.interval_cycles[i] = FMA_HEAVY_PIPE, imad_interval
         elif unit is Unit.FP32:
-            self.interval_cycles[i] = half
+            self.interval_cycles[i] = self.alt_interval_cycles[i] = half
             return True
         elif unit is Unit.INT and not form and (ins.opcode in _EITHER_ALU_OR_FMA
                                                 or (ins.opcode in _SHIFT_LEFT and ins.imm_srcs == 1)):
@@ -181,20 +190,20 @@ class DecodedKernel:
 
     def _balance_alu_and_fma_heavy(self, instrs: list[StaticInstr], flexible: list[int], fp32_interval: int,
                                    imad_interval: int) -> None:
-        """Which pipe each flexible PC issues to, as ptxas balances them: per basic block, the block's fixed
-        ALU-pipe and FMA-heavy work counted first, then each flexible PC in program order to the least loaded
-        of its two pipes (issue cycles queued so far; an FFMA to FMA-lite on a tie, an integer add to the ALU
-        pipe).  In intpipe.ptx's loops this sends 32 of 64 independent adds to each pipe (ptxas 13.0: 30 IADD3,
-        34 IMAD.IADD); of 32 xor + 32 adds, every add to FMA-heavy (ptxas: the same); of 32 FFMA + 32 adds, 21
-        adds to the ALU pipe (ptxas: 26); of 32 FFMA + 32 IMAD, every FFMA to FMA-lite (ncu: 254k of 262k)
-        [benchmarks/micro/intpipe; tests/golden/h100/micro/intpipe: intpipe.sass, ncu.csv]."""
+        """Which pipe each flexible PC issues to: per basic block, the block's fixed ALU-pipe and FMA-heavy
+        work counted first, then each flexible PC in program order to the less loaded of its two pipes (issue
+        cycles queued so far): an integer add to the ALU pipe or FMA-heavy as ptxas writes it (IADD3 or
+        IMAD.IADD; the ALU pipe on a tie), an FFMA to FMA-lite or FMA-heavy (FMA-lite on a tie; the other half
+        is its second choice).  In intpipe.ptx's loops this sends 32 of 64 independent adds to each pipe
+        (ptxas 13.0: 30 IADD3, 34 IMAD.IADD), every add beside 32 xor to FMA-heavy (ptxas: the same), 21 of 32
+        adds beside 32 FFMA to the ALU pipe (ptxas: 26), and every FFMA beside 32 IMAD to FMA-lite (ncu: 254k
+        of 262k) [benchmarks/micro/intpipe; tests/golden/h100/micro/intpipe: intpipe.sass, ncu.csv]."""
         leaders = static_block_leaders(instrs, through_if_converted=True)
         n = len(instrs)
         bounds = sorted(set(leaders.tolist()) | {n}) if leaders is not None else [0, n]
         flex = set(flexible)
         int_pipe, fp32_pipe = SMSP_PIPES.index(Unit.INT), SMSP_PIPES.index(Unit.FP32)
         for b0, b1 in zip(bounds, bounds[1:]):
-            # the block's fixed work first, then each flexible PC, in program order, where least is queued
             alu = sum(self.interval_cycles[i] for i in range(b0, b1) if self.pipe[i] == int_pipe and i not in flex)
             heavy = sum(self.interval_cycles[i] for i in range(b0, b1) if self.pipe[i] == FMA_HEAVY_PIPE)
             lite = 0
@@ -205,8 +214,9 @@ class DecodedKernel:
                 if self.pipe[i] == fp32_pipe:
                     if lite <= heavy:
                         lite += iv
+                        self.alt_pipe[i] = FMA_HEAVY_PIPE
                     else:
-                        self.pipe[i] = FMA_HEAVY_PIPE
+                        self.pipe[i], self.alt_pipe[i] = FMA_HEAVY_PIPE, fp32_pipe
                         heavy += iv
                 elif alu + iv <= heavy + imad_interval:
                     alu += iv

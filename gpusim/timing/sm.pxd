@@ -39,7 +39,7 @@ cdef class SubPartition:
     cdef public long long[::1] dep_start, dep_reg, dst_start, dst_reg, dst_extra, src_start, src_reg
     cdef public signed char[::1] slot_state
     cdef public int[::1] trace_pc, mem_slot
-    cdef public long long[::1] op_of, latency_of, result_state, interval_of, stores
+    cdef public long long[::1] op_of, latency_of, result_state, interval_of, stores, alt_of, alt_interval_of
     cdef public object select, policy, observer
     cdef public SchedulingPolicy own_policy
 
@@ -47,16 +47,19 @@ cdef class SubPartition:
     cpdef void enter_state(self, Warp w, long long state, long long now)
 
     @cython.locals(w=Warp, r="long long", nxt="long long", s="long long", pc="long long", p="long long",
-                   lsu_free="long long", cands=list, i="Py_ssize_t",
+                   lsu_free="long long", cands=list, spare=list, i="Py_ssize_t", a="long long", ra="long long",
                    own=SchedulingPolicy)
     cpdef void cycle(self, long long now)
+
+    @cython.locals(w=Warp, pc="long long", excl="long long", added=bint)
+    cpdef void merge_spare(self, list cands, list spare, long long now)
 
     @cython.locals(pc="long long", base="long long", d="long long", s="long long", op="long long",
                    st="long long", p="long long",
                    t0="long long", s0="long long", t="long long", r="long long", slot="long long",
                    ready="long long", busy="long long", row="long long", npc="long long", dr="long long",
                    ds="long long", x="long long", n1="long long", start="long long", qn="long long",
-                   qi="long long", i="long long", ra="long long",
+                   qi="long long", i="long long", ra="long long", a="long long",
                    sm=StreamingMultiprocessor, b=ThreadBlock, ms=MemorySystem)
     cpdef long long issue(self, Warp w, long long now)
 

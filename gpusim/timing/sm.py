@@ -115,6 +115,10 @@ class ThreadBlock:
         self.start_cycle = now
 
 
+def _position(w: Warp) -> int:
+    return w.pos
+
+
 class SubPartition:
     """An SM sub-partition (SMSP): the warps bound to it, a warp scheduler that issues at most one
     instruction per cycle, and its private pipelines (LSU, FP32, INT, FP64, SFU, branch, misc), each taking
@@ -138,7 +142,7 @@ class SubPartition:
 
     __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "own_policy", "pipe_free",
                  "next_check",
-                 "inst_executed", "pipe_of", "throttle", "op_of", "dst_start", "dst_reg", "dst_extra", "latency_of",
+                 "inst_executed", "pipe_of", "alt_of", "alt_interval_of", "throttle", "op_of", "dst_start", "dst_reg", "dst_extra", "latency_of",
                  "result_state", "interval_of", "stores", "dep_start", "dep_reg", "trace_pc", "mem_slot",
                  "requests", "slot_state", "pc_stalls", "observer", "branch_latency", "membar_latency",
                  "src_start", "src_reg", "lsu_q", "lsu_qi", "lsu_qn")
@@ -165,6 +169,8 @@ class SubPartition:
         # What the hot loop reads, bound here once (one attribute load instead of a chain per use).
         k = sm.kernel
         self.pipe_of = k.pipe
+        self.alt_of = k.alt_pipe            # a second pipe pc may take when its own is busy (NO_PIPE: none)
+        self.alt_interval_of = k.alt_interval_cycles
         self.throttle = k.throttle_state
         self.op_of = k.op
         self.dst_start = k.dst_start        # registers pc writes: dst_reg[dst_start[pc]:dst_start[pc + 1]]
@@ -208,6 +214,7 @@ class SubPartition:
         nxt = INF
         self.next_check = INF
         cands = None
+        spare = None        # warps ready only for their instruction's second-choice pipe
         for i in range(len(self.ready_at)):
             r = self.ready_at[i]
             if r > now:
@@ -230,12 +237,29 @@ class SubPartition:
                     else:
                         cands.append(w)
                     continue
+                a = self.alt_of[pc]
+                if a >= 0:
+                    ra = self.pipe_free[a]
+                    if ra <= now:
+                        if spare is None:
+                            spare = [w]
+                        else:
+                            spare.append(w)
+                        continue
+                    if ra < r:
+                        r = ra
                 s = self.throttle[pc]
             if w.state != s:
                 self.enter_state(w, s, now)
             self.ready_at[i] = r
             if r < nxt:
                 nxt = r
+        if spare is not None:
+            if cands is None:
+                cands = spare
+            else:
+                self.merge_spare(cands, spare, now)
+                nxt = now + 1
         if cands is not None:
             # Even a lone candidate goes through the policy: it must learn who issued (GTO, LRR pointer).
             own = self.own_policy
@@ -253,6 +277,27 @@ class SubPartition:
                     nxt = r
         if nxt < self.next_check:
             self.next_check = nxt
+
+    def merge_spare(self, cands: list, spare: list, now: int) -> None:
+        """Add to ``cands`` (in slot order) the warps of ``spare``, ready only for their instruction's second
+        pipe, but those whose second pipe a candidate needs and has no other for (an FFMA does not take
+        FMA-heavy from an IMAD); those wait a cycle, not selected."""
+        excl = 0
+        for w in cands:
+            pc = w.pc
+            if self.alt_of[pc] < 0:
+                excl |= 1 << self.pipe_of[pc]
+        added = False
+        for w in spare:
+            if (excl >> self.alt_of[w.pc]) & 1:
+                if w.state != NOT_SELECTED:
+                    self.enter_state(w, NOT_SELECTED, now)
+                self.ready_at[w.pos] = now + 1
+            else:
+                cands.append(w)
+                added = True
+        if added:
+            cands.sort(key=_position)
 
     def issue(self, w: Warp, now: int) -> int:
         """Issue ``w``'s next instruction at ``now``; returns the warp's next ``ready_at``."""
@@ -280,7 +325,11 @@ class SubPartition:
                 r = self.dst_reg[i]
                 w.scoreboard[4 * r] = t + self.dst_extra[i]     # > 0 only for a guard's own entry (decode)
                 w.scoreboard[4 * r + 1] = st
-            self.pipe_free[p] = now + self.interval_of[pc]
+            a = self.alt_of[pc]
+            if a >= 0 and self.pipe_free[p] > now:          # its own pipe is busy: the second one is free
+                self.pipe_free[a] = now + self.alt_interval_of[pc]
+            else:
+                self.pipe_free[p] = now + self.interval_of[pc]
         elif op == OP_MEM:
             sm = self.sm
             slot = self.mem_slot[w.row]
