@@ -68,8 +68,9 @@ def test_matmul_naive_is_global_memory_and_predicts_the_tiled_gain(h100_4sm):
     assert gain > 1.2
     # the what-if charges nothing for filling the tiles but keeps the naive kernel's instructions (the tiled
     # kernel issues fewer address computations): of the order of the gain the tiled kernel realises (width
-    # 128: 1.41x against 1.42x)
-    assert 0.95 * gain <= top.what_if.speedup < 1.5 * gain
+    # 128: 1.40x against 1.49x; 1.41x against 1.42x before the integer adds had FMA-heavy beside the ALU pipe,
+    # gpusim/hw/README.md item 24, which the tiled kernel's index arithmetic gains more from)
+    assert 0.9 * gain <= top.what_if.speedup < 1.5 * gain
 
 
 def test_matmul_tiled_is_latency_not_hidden(h100_4sm):
