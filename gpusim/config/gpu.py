@@ -206,10 +206,11 @@ class GpuConfig:
         "issues them: one IADD3/LOP3/LEA/IMAD(.WIDE) for up to three inputs, nothing for a copy "
         "(gpusim.timing.fusion)", False)
     fma_pipe_split: bool = param(
-        "the FMA pipe is two halves, FMA-heavy and FMA-lite, each at twice issue_interval_cycles.fp32 (Ampere "
-        "GA10x, Hopper): FP32 arithmetic issues to whichever half is free, integer multiplies (IMAD) only to the "
-        "heavy one, and a 32-bit integer add, subtract or shift by an immediate to the ALU pipe or the heavy half, "
-        "whichever is free (ptxas writes it as IADD3/SHF or as IMAD.IADD/VIADD/IMAD.SHL to balance the two); "
+        "the FMA pipe is two halves, FMA-heavy and FMA-lite (Ampere GA10x, Hopper): FP32 arithmetic issues to "
+        "the half its PC is given, or to the other when that one is busy and no integer multiply waits for it, "
+        "at twice issue_interval_cycles.fp32 on either; integer multiplies (IMAD) only to the heavy one; a 32-bit "
+        "integer add, subtract or shift by an immediate to the ALU pipe or the heavy half, fixed per PC as ptxas "
+        "balances them (IADD3/SHF or IMAD.IADD/VIADD/IMAD.SHL), at imad_issue_interval_cycles on the heavy half; "
         "False: one FMA pipe, all integer work on the ALU pipe (gpusim.timing.decode)", False)
     if_convert_max_instructions: int = param(
         "issue a forward conditional branch's body of at most this many instructions (one basic block) as the "

@@ -72,9 +72,9 @@ class DecodedKernel:
     shift by an immediate (not folded into a three-input IADD3/LEA) to the ALU pipe or FMA-heavy, each PC to
     one of them for good, as ptxas balances them; FP32 arithmetic to the half the same balance gives its PC
     (``pipe``) or, when that one is busy, to the other (``alt_pipe``, ``NO_PIPE`` for every other PC), as
-    the SMSP steers an FFMA at issue.  The scheduler issues such a second-choice instruction only when no
-    warp is ready for its own pipe (:meth:`gpusim.timing.sm.SubPartition.cycle`), so an FFMA does not take
-    FMA-heavy from an IMAD (:meth:`_balance_alu_and_fma_heavy`).
+    the SMSP steers an FFMA at issue.  A warp ready only for its second choice competes with the others
+    unless a warp is ready for a PC that has that pipe and no other (an IMAD waiting for FMA-heavy goes first:
+    :meth:`gpusim.timing.sm.SubPartition.merge_spare`).
 
     Simplifications: an instruction's issue interval depends only on its unit (IMAD uses the config's
     ``imad_issue_interval_cycles``); a memory instruction's result latency comes from the memory system at
@@ -108,7 +108,7 @@ class DecodedKernel:
         intervals = {u: max(1, int(gpu.issue_interval(u))) for u in Unit}
         imad_interval = max(1, int(gpu.imad_issue_interval_cycles))
         split = bool(getattr(gpu, "fma_pipe_split", False))
-        flexible: list[int] = []         # integer PCs ptxas may write for the ALU pipe or for FMA-heavy
+        flexible: list[int] = []         # PCs with two pipes to choose from: FFMA, and the integer adds ptxas moves
         latencies: dict[LatencyClass, int] = {}
 
         def latency(cls: LatencyClass) -> int:
@@ -149,7 +149,7 @@ class DecodedKernel:
             elif unit is Unit.SFU:
                 self.throttle_state[i] = int(StallReason.MIO_THROTTLE)
         if flexible:
-            self._balance_alu_and_fma_heavy(instrs, flexible, intervals[Unit.FP32], imad_interval)
+            self._balance_alu_and_fma_heavy(instrs, flexible, imad_interval)
         max_reg = self._guard_reads(instrs, gpu, max_reg)
         # What issuing reads per PC, as C arrays for the compiled SM (sm.pxd); each path reads only its own.
         # deps, dsts and mem_srcs flattened: pc's registers are dep_reg[dep_start[pc]:dep_start[pc + 1]], etc.
@@ -174,8 +174,9 @@ class DecodedKernel:
 
     def _split_fma_pipe(self, i: int, ins: StaticInstr, unit: Unit, cls: LatencyClass, intervals: dict,
                         imad_interval: int) -> bool:
-        """PC ``i``'s pipes when the FMA pipe is FMA-heavy + FMA-lite (``GpuConfig.fma_pipe_split``); True for
-        an integer instruction ptxas may write for either the ALU pipe or FMA-heavy."""
+        """PC ``i``'s pipes when the FMA pipe is FMA-heavy + FMA-lite (``GpuConfig.fma_pipe_split``); True for a
+        PC with two pipes to choose from (FP32 arithmetic; an integer instruction ptxas may write for either the
+        ALU pipe or FMA-heavy), which :meth:`_balance_alu_and_fma_heavy` then assigns."""
         half = 2 * intervals[Unit.FP32]            # each half has half the lanes
         form = ins.sass_form
         if cls is LatencyClass.IMAD or form in ("IMAD", "IMAD.WIDE"):
@@ -188,15 +189,14 @@ class DecodedKernel:
             return True
         return False
 
-    def _balance_alu_and_fma_heavy(self, instrs: list[StaticInstr], flexible: list[int], fp32_interval: int,
-                                   imad_interval: int) -> None:
+    def _balance_alu_and_fma_heavy(self, instrs: list[StaticInstr], flexible: list[int], imad_interval: int) -> None:
         """Which pipe each flexible PC issues to: per basic block, the block's fixed ALU-pipe and FMA-heavy
         work counted first, then each flexible PC in program order to the less loaded of its two pipes (issue
         cycles queued so far): an integer add to the ALU pipe or FMA-heavy as ptxas writes it (IADD3 or
         IMAD.IADD; the ALU pipe on a tie), an FFMA to FMA-lite or FMA-heavy (FMA-lite on a tie; the other half
         is its second choice).  In intpipe.ptx's loops this sends 32 of 64 independent adds to each pipe
-        (ptxas 13.0: 30 IADD3, 34 IMAD.IADD), every add beside 32 xor to FMA-heavy (ptxas: the same), 21 of 32
-        adds beside 32 FFMA to the ALU pipe (ptxas: 26), and every FFMA beside 32 IMAD to FMA-lite (ncu: 254k
+        (ptxas 13.0: 30 IADD3, 34 IMAD.IADD), every add beside 32 xor to FMA-heavy (ptxas: the same), 22 of the
+        33 adds (the trip counter's included) beside 32 FFMA to the ALU pipe (ptxas: 26 of 32 as IADD3), and every FFMA beside 32 IMAD to FMA-lite (ncu: 254k
         of 262k) [benchmarks/micro/intpipe; tests/golden/h100/micro/intpipe: intpipe.sass, ncu.csv]."""
         leaders = static_block_leaders(instrs, through_if_converted=True)
         n = len(instrs)

@@ -121,7 +121,8 @@ def _position(w: Warp) -> int:
 
 class SubPartition:
     """An SM sub-partition (SMSP): the warps bound to it, a warp scheduler that issues at most one
-    instruction per cycle, and its private pipelines (LSU, FP32, INT, FP64, SFU, branch, misc), each taking
+    instruction per cycle, and its private pipelines (LSU, FP32 (FMA-lite under fma_pipe_split), INT, FP64, SFU,
+    branch, misc, FMA-heavy), each taking
     a new instruction every ``issue_interval`` cycles. Memory instructions also need the SM's L1TEX/MIO path,
     shared by the sub-partitions and kept busy by the memory system for ``pipe_busy_cycles``.
 
