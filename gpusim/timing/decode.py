@@ -84,7 +84,7 @@ class DecodedKernel:
     """
 
     __slots__ = ("deps", "dsts", "dst_extras", "dst_extra", "mem_srcs", "dep_start", "dep_reg", "dst_start",
-                 "dst_reg", "mem_src_start", "mem_src_reg", "pipe", "interval_cycles", "alt_pipe", "alt_interval_cycles",
+                 "dst_reg", "mem_src_start", "mem_src_reg", "pipe", "interval_cycles", "alt_pipe",
                  "latency_cycles", "result_state", "op",
                  "throttle_state", "is_store", "n_regs", "branch_latency_cycles", "barrier_latency_cycles",
                  "membar_latency_cycles", "slot_state")
@@ -99,7 +99,6 @@ class DecodedKernel:
         self.pipe: list[int] = [0] * n
         self.interval_cycles: list[int] = [1] * n
         self.alt_pipe: list[int] = [NO_PIPE] * n        # a second pipe the PC may issue to when its own is busy
-        self.alt_interval_cycles: list[int] = [1] * n
         self.latency_cycles: list[int] = [1] * n
         self.result_state: list[int] = [int(StallReason.WAIT)] * n
         self.op: list[int] = [OP_ALU] * n
@@ -164,7 +163,6 @@ class DecodedKernel:
         self.result_state = int_array(self.result_state)
         self.interval_cycles = int_array(self.interval_cycles)
         self.alt_pipe = int_array(self.alt_pipe)
-        self.alt_interval_cycles = int_array(self.alt_interval_cycles)
         self.is_store = int_array(self.is_store)
         self.n_regs = max_reg + 1
         self.branch_latency_cycles = latency(LatencyClass.BRANCH)
@@ -182,7 +180,7 @@ class DecodedKernel:
         if cls is LatencyClass.IMAD or form in ("IMAD", "IMAD.WIDE"):
             self.pipe[i], self.interval_cycles[i] = FMA_HEAVY_PIPE, imad_interval
         elif unit is Unit.FP32:
-            self.interval_cycles[i] = self.alt_interval_cycles[i] = half
+            self.interval_cycles[i] = half             # on either half
             return True
         elif unit is Unit.INT and not form and (ins.opcode in _EITHER_ALU_OR_FMA
                                                 or (ins.opcode in _SHIFT_LEFT and ins.imm_srcs == 1)):

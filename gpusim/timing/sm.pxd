@@ -39,7 +39,7 @@ cdef class SubPartition:
     cdef public long long[::1] dep_start, dep_reg, dst_start, dst_reg, dst_extra, src_start, src_reg
     cdef public signed char[::1] slot_state
     cdef public int[::1] trace_pc, mem_slot
-    cdef public long long[::1] op_of, latency_of, result_state, interval_of, stores, alt_of, alt_interval_of
+    cdef public long long[::1] op_of, latency_of, result_state, interval_of, stores, alt_of
     cdef public object select, policy, observer
     cdef public SchedulingPolicy own_policy
 

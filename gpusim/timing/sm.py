@@ -143,7 +143,7 @@ class SubPartition:
 
     __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "own_policy", "pipe_free",
                  "next_check",
-                 "inst_executed", "pipe_of", "alt_of", "alt_interval_of", "throttle", "op_of", "dst_start", "dst_reg", "dst_extra", "latency_of",
+                 "inst_executed", "pipe_of", "alt_of", "throttle", "op_of", "dst_start", "dst_reg", "dst_extra", "latency_of",
                  "result_state", "interval_of", "stores", "dep_start", "dep_reg", "trace_pc", "mem_slot",
                  "requests", "slot_state", "pc_stalls", "observer", "branch_latency", "membar_latency",
                  "src_start", "src_reg", "lsu_q", "lsu_qi", "lsu_qn")
@@ -171,7 +171,6 @@ class SubPartition:
         k = sm.kernel
         self.pipe_of = k.pipe
         self.alt_of = k.alt_pipe            # a second pipe pc may take when its own is busy (NO_PIPE: none)
-        self.alt_interval_of = k.alt_interval_cycles
         self.throttle = k.throttle_state
         self.op_of = k.op
         self.dst_start = k.dst_start        # registers pc writes: dst_reg[dst_start[pc]:dst_start[pc + 1]]
@@ -328,9 +327,8 @@ class SubPartition:
                 w.scoreboard[4 * r + 1] = st
             a = self.alt_of[pc]
             if a >= 0 and self.pipe_free[p] > now:          # its own pipe is busy: the second one is free
-                self.pipe_free[a] = now + self.alt_interval_of[pc]
-            else:
-                self.pipe_free[p] = now + self.interval_of[pc]
+                p = a
+            self.pipe_free[p] = now + self.interval_of[pc]
         elif op == OP_MEM:
             sm = self.sm
             slot = self.mem_slot[w.row]
