@@ -207,7 +207,7 @@ class GpuConfig:
         "(gpusim.timing.fusion)", False)
     fma_pipe_split: bool = param(
         "the FMA pipe is two halves, FMA-heavy and FMA-lite (Ampere GA10x, Hopper): FP32 arithmetic issues to "
-        "the half its PC is given, or to the other when that one is busy and no integer multiply waits for it, "
+        "FMA-lite, or to FMA-heavy when FMA-lite is busy and no integer multiply waits for FMA-heavy, "
         "at twice issue_interval_cycles.fp32 on either; integer multiplies (IMAD) only to the heavy one; a 32-bit "
         "integer add, subtract or shift by an immediate to the ALU pipe or the heavy half, fixed per PC as ptxas "
         "balances them (IADD3/SHF or IMAD.IADD/VIADD/IMAD.SHL), at imad_issue_interval_cycles on the heavy half; "

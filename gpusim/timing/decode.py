@@ -70,9 +70,8 @@ class DecodedKernel:
     Under ``fma_pipe_split`` the FMA pipe is two halves, FMA-heavy and FMA-lite, each at twice
     ``issue_interval_cycles.fp32``: an integer multiply goes to FMA-heavy; a 32-bit integer add/subtract or
     shift by an immediate (not folded into a three-input IADD3/LEA) to the ALU pipe or FMA-heavy, each PC to
-    one of them for good, as ptxas balances them; FP32 arithmetic to the half the same balance gives its PC
-    (``pipe``) or, when that one is busy, to the other (``alt_pipe``, ``NO_PIPE`` for every other PC), as
-    the SMSP steers an FFMA at issue.  A warp ready only for its second choice competes with the others
+    one of them for good, as ptxas balances them; FP32 arithmetic to FMA-lite (``pipe``) or, when FMA-lite is busy,
+    to FMA-heavy (``alt_pipe``, ``NO_PIPE`` for every other PC), as the SMSP steers an FFMA at issue.  A warp ready only for its second choice competes with the others
     unless a warp is ready for a PC that has that pipe and no other (an IMAD waiting for FMA-heavy goes first:
     :meth:`gpusim.timing.sm.SubPartition.merge_spare`).
 
@@ -191,11 +190,13 @@ class DecodedKernel:
         """Which pipe each flexible PC issues to: per basic block, the block's fixed ALU-pipe and FMA-heavy
         work counted first, then each flexible PC in program order to the less loaded of its two pipes (issue
         cycles queued so far): an integer add to the ALU pipe or FMA-heavy as ptxas writes it (IADD3 or
-        IMAD.IADD; the ALU pipe on a tie), an FFMA to FMA-lite or FMA-heavy (FMA-lite on a tie; the other half
-        is its second choice).  In intpipe.ptx's loops this sends 32 of 64 independent adds to each pipe
-        (ptxas 13.0: 30 IADD3, 34 IMAD.IADD), every add beside 32 xor to FMA-heavy (ptxas: the same), 22 of the
-        33 adds (the trip counter's included) beside 32 FFMA to the ALU pipe (ptxas: 26 of 32 as IADD3), and every FFMA beside 32 IMAD to FMA-lite (ncu: 254k
-        of 262k) [benchmarks/micro/intpipe; tests/golden/h100/micro/intpipe: intpipe.sass, ncu.csv]."""
+        IMAD.IADD; the ALU pipe on a tie); an FFMA counts on the less loaded FMA half (FMA-lite on a tie) in
+        that balance, but issues to FMA-lite first and FMA-heavy second whichever it is (ncu: 254k of 262k
+        FFMA on FMA-lite beside IMAD, 259k of 262k beside adds).  In intpipe.ptx's loops this sends 32 of 64
+        independent adds to each pipe (ptxas 13.0: 30 IADD3, 34 IMAD.IADD), every add beside 32 xor to
+        FMA-heavy (ptxas: the same), and 22 of the 33 adds (the trip counter's included) beside 32 FFMA to the
+        ALU pipe (ptxas: 26 of 32 as IADD3) [benchmarks/micro/intpipe; tests/golden/h100/micro/intpipe:
+        intpipe.sass, ncu.csv]."""
         leaders = static_block_leaders(instrs, through_if_converted=True)
         n = len(instrs)
         bounds = sorted(set(leaders.tolist()) | {n}) if leaders is not None else [0, n]
@@ -210,11 +211,12 @@ class DecodedKernel:
                     continue
                 iv = self.interval_cycles[i]
                 if self.pipe[i] == fp32_pipe:
+                    # FMA-lite first, FMA-heavy when FMA-lite is busy; ptxas's balance of the adds still
+                    # counts the FFMA on the half the load would give it.
+                    self.alt_pipe[i] = FMA_HEAVY_PIPE
                     if lite <= heavy:
                         lite += iv
-                        self.alt_pipe[i] = FMA_HEAVY_PIPE
                     else:
-                        self.pipe[i], self.alt_pipe[i] = FMA_HEAVY_PIPE, fp32_pipe
                         heavy += iv
                 elif alu + iv <= heavy + imad_interval:
                     alu += iv

@@ -89,6 +89,16 @@ def test_ffma_beside_imad_goes_to_fma_lite():
     assert pipes[("mad.lo.s32", "fma_heavy")] == 32
 
 
+def test_every_ffma_tries_fma_lite_first_and_fma_heavy_second():
+    # ncu: a pure FFMA stream splits 50/50 (FMA-lite busy every other cycle), beside adds 259k of 262k on FMA-lite
+    trace = gpusim.run(PTX, kernel="tp_ffma", grid=(1, 1, 1), block=(32, 1, 1), args=_args(), mode="emulate",
+                       record_trace=True).trace
+    dk = DecodedKernel(trace, load_gpu("h100"))
+    ffma = [i for i, ins in enumerate(trace.instructions) if ins.opcode == "fma.rn.f32"]
+    assert len(ffma) >= 64
+    assert {(dk.pipe[i], dk.alt_pipe[i]) for i in ffma} == {(SMSP_PIPES.index(Unit.FP32), FMA_HEAVY_PIPE)}
+
+
 # measured: imad +0.4%, iadd -3.8%, lop_imad +0.9%, lop_iadd -7.3%, ffma_imad +3.7%, ffma_iadd +14.1% (its adds on
 # FMA-heavy wait for the FFMAs that took that half while FMA-lite was busy)
 @pytest.mark.parametrize("kernel,within", [
