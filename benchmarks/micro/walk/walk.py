@@ -142,17 +142,23 @@ def section_ncu(args) -> dict:
     cmd = ["ncu", "--csv", "--page", "raw", "--print-units", "base", "-k", "regex:^walk_",
            "--metrics", ",".join(NCU_METRICS), sys.executable, str(Path(__file__).resolve()),
            "--cubin", args.cubin, "--campaign", CAMPAIGN, "launch", str(spec)]
+    return ncu_case_rows(cmd, cases(CAMPAIGN), NCU_METRICS, "walk_", Path(args.out))
+
+
+def ncu_case_rows(cmd: list[str], case_list: list[dict], metrics: list[str], kernel_prefix: str, out_dir: Path) -> dict:
+    """Run ``cmd`` (ncu --csv --page raw over a child that launches ``case_list`` in order), keep its output in
+    ``out_dir`` and pair each case with the metrics of the kernel launch it made (None where ncu gave none)."""
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=400, check=False)
-    (Path(args.out) / "ncu_stdout.csv").write_text(p.stdout)
-    (Path(args.out) / "ncu_stderr.txt").write_text(p.stderr[-20000:])
+    (out_dir / "ncu_stdout.csv").write_text(p.stdout)
+    (out_dir / "ncu_stderr.txt").write_text(p.stderr[-20000:])
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith('"')]
     rows = list(csv.DictReader(io.StringIO("\n".join(lines))))
-    rows = [r for r in rows if r.get("Kernel Name", "").startswith("walk_")]
+    rows = [r for r in rows if r.get("Kernel Name", "").startswith(kernel_prefix)]
     out = []
-    for case, r in zip(cases(CAMPAIGN), rows):
+    for case, r in zip(case_list, rows):
         vals = {}
-        for m in NCU_METRICS:
+        for m in metrics:
             try:
                 vals[m] = float(r[m].replace(",", ""))
             except (KeyError, ValueError):
