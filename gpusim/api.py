@@ -125,7 +125,13 @@ class RunResult:
 
     def summary(self) -> str:
         s = self.stats
-        lines = [f"kernel {self.kernel}  grid {self.grid}  block {self.block}  mode {self.mode}",
+        size = ""
+        if self.size is not None and self.program is not None:
+            # a derived size (``--grid`` without ``--size``) says its parameters: the problem changed with the launch
+            params = self.program.params(self.size)
+            size = f"  size {self.size}" + ("" if "=" in self.size or not params else
+                                             " (" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")")
+        lines = [f"kernel {self.kernel}{size}  grid {self.grid}  block {self.block}  mode {self.mode}",
                  f"  warp instructions {s.warp_instructions:,}  thread instructions {s.thread_instructions:,}  "
                  f"({s.thread_instructions / max(s.warp_instructions, 1):.1f} active threads per warp "
                  f"instruction)",

@@ -68,7 +68,9 @@ def add_launch_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--launch", metavar="FILE", help="the launch file (default: the source's .toml beside it; "
                                                     "write one with `gpusim init`)")
     p.add_argument("--kernel", help="entry to run when the module has several (default: the launch file's)")
-    p.add_argument("--grid", type=_dims, help="grid size, e.g. 64 or 16x16 (default: the launch file's)")
+    p.add_argument("--grid", type=_dims, help="grid size, e.g. 64 or 16x16 (default: the launch file's); without --size, the "
+                   "launch file's size of that grid, or its n scaled to the threads (the report's first line says "
+                   "which size ran)")
     p.add_argument("--block", type=_dims, help="block size, e.g. 256 or 16x16 (default: the launch file's)")
     p.add_argument("--size", help="a named size of the launch file (e.g. small, default, large), or "
                                   "KEY=VALUE[,KEY=VALUE] to change the default size's parameters (n=5000)")

@@ -32,6 +32,15 @@ def test_run_emulate_check_passes_and_prints_a_summary(capsys):
     assert "check: OK" in out and "warp instructions" in out
 
 
+def test_the_summary_names_the_size_that_ran_and_a_grid_scales_it(capsys):
+    # a grid without --size changes the problem (nbody's n follows the threads): the first line says so
+    code, out, _ = run_cli(capsys, "run", "hecbench/nbody", "--grid", "2", "--mode", "emulate", "--quiet")
+    assert code == 0
+    assert out.splitlines()[0].startswith("kernel hecbench_nbody_accel  size n=512  grid (2, 1, 1)")
+    code, out, _ = run_cli(capsys, "run", "hecbench/nbody", "--size", "small", "--mode", "emulate", "--quiet")
+    assert "size small (n=256)" in out.splitlines()[0]
+
+
 def test_run_timing_writes_counters_json(capsys, tmp_path):
     path = tmp_path / "c.json"
     code, out, _ = run_cli(capsys, "run", "matmul_tiled", "--size", "small", "--json", str(path), "--quiet")
