@@ -50,8 +50,8 @@ def test_ptxas_keeps_two_records_of_loads_in_flight():
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="the model hoists all 16 loads of the unrolled trip (MAX_LIVE_LOADS = 16, "
-                   "from walk_ilp_32, where ptxas issues 16 loads before the first FFMA); the rule that makes "
-                   "ptxas stop at 8 here is not known yet")
+                   "from walk_ilp_32); ptxas stops at 8 to stay within 32 registers (with -maxrregcount=40 it keeps "
+                   "16 in flight in 40), a register count the model's order of the PTX does not reproduce yet")
 def test_the_model_keeps_as_many_loads_in_flight_as_ptxas():
     trace = gpusim.run(BENCH / "lrcwalk.ptx", launch=BENCH / "lrcwalk.toml", size="tiny", mode="emulate",
                        record_trace=True).trace
