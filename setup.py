@@ -12,9 +12,9 @@ from setuptools import Extension, setup
 
 # The same list as gpusim.compiled.COMPILED_MODULES (tests/timing/test_compiled.py checks).
 COMPILED_MODULES = ["gpusim.timing.sm", "gpusim.timing.schedulers", "gpusim.memory.request",
-                    "gpusim.memory.cycle_heap", "gpusim.memory.cache", "gpusim.memory.const_cache",
-                    "gpusim.memory.interconnect", "gpusim.memory.dram.mapping", "gpusim.memory.dram.controller",
-                    "gpusim.memory.system"]
+                    "gpusim.memory.cycle_heap", "gpusim.memory.cycle_table", "gpusim.memory.cache",
+                    "gpusim.memory.const_cache", "gpusim.memory.interconnect", "gpusim.memory.dram.mapping",
+                    "gpusim.memory.dram.controller", "gpusim.memory.system"]
 
 DIRECTIVES = {
     "language_level": 3,

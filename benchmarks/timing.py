@@ -76,6 +76,18 @@ perf (compiled, vector_add) after: the memory system is about half of ``simulate
 ~20%: its bus calendar and recent-command lists are Python dicts and lists; dict lookups of the caches'
 line-to-way maps and the slices' in-flight reads ~8%), the SM core about 30%.
 
+The launches slowest per warp instruction in ``gpusim validate`` (scattered atomics, uncoalesced loads:
+hecbench/random_access dram at 13 k warp-instr/s) spent most of their memory time in those dicts, which grew
+to 10^5 Python ints per DRAM channel and per L2 slice and missed the CPU's caches on every lookup (py-spy,
+compiled: the bus calendar's walk 12.8% of random_access, the caches' line-to-way lookups 15-21% of gesummv
+and spmv_csr_scalar; perf: ``_Py_dict_lookup`` 13.7%).  So (2026-11-29) the caches compare their set's tags,
+the DRAM bus keeps its taken slots as sorted runs (``SlotCalendar``), the in-flight reads and per-word
+atomics are a ``CycleTable`` of C integers and doubles, and the LSU front end groups an atomic's lanes for
+all rows at once; the numbers unchanged.  User CPU s, whole ``gpusim run --full``, medians of 3 alternated
+runs against b4625b0: random_access (log_table=25, 262,144 threads) 30.1 -> 16.5, spmv_csr_scalar size4
+24.5 -> 18.6, gesummv n=2048 48.0 -> 34.1, pagerank rmat 2^16 62.5 -> 45.9 (before the ``CycleTable``);
+random_access dram itself (3.7 M warp instructions, one run each) 318 -> 181.
+
 Earlier measurements of the plain-Python model (issues 3, 4 and the memory seam; the workloads then included
 ``gmem_stride_probe`` size "default", 0.69 M warp instructions):
 

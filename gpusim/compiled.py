@@ -26,7 +26,7 @@ from pathlib import Path
 # Modules compiled when possible (setup.py builds exactly these; a test checks they agree).
 COMPILED_MODULES: tuple[str, ...] = (
     "gpusim.timing.sm", "gpusim.timing.schedulers", "gpusim.memory.request", "gpusim.memory.cycle_heap",
-    "gpusim.memory.cache", "gpusim.memory.const_cache", "gpusim.memory.interconnect",
+    "gpusim.memory.cycle_table", "gpusim.memory.cache", "gpusim.memory.const_cache", "gpusim.memory.interconnect",
     "gpusim.memory.dram.mapping", "gpusim.memory.dram.controller", "gpusim.memory.system")
 
 PURE_ENV = "GPUSIM_PURE_PYTHON"

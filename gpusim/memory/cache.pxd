@@ -14,7 +14,6 @@ cdef class SectoredCache:
     cdef public long long dirty_count, dirty_limit_sectors, early_written_back, dirty_head
     cdef public long long[::1] dirtied
     cdef public object dirty_order
-    cdef public dict where
     cdef public long long[::1] tag, valid, dirty, used, ready
     cdef public CycleHeap outstanding
 
@@ -24,6 +23,9 @@ cdef class SectoredCache:
     @cython.locals(spl="long long", line="long long", sub="long long", w="long long", k="long long",
                    r="long long")
     cpdef long long probe(self, long long now, long long sector)
+
+    @cython.locals(first="long long", w="long long")
+    cdef long long _find(self, long long line)
 
     @cython.locals(w="long long")
     cdef long long _where(self, long long line)

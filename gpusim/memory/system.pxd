@@ -5,6 +5,7 @@ cimport cython
 from gpusim.memory.cache cimport SectoredCache
 from gpusim.memory.const_cache cimport ConstantCache
 from gpusim.memory.cycle_heap cimport CycleHeap
+from gpusim.memory.cycle_table cimport CycleTable
 from gpusim.memory.dram.controller cimport DramController
 from gpusim.memory.interconnect cimport Crossbar
 from gpusim.memory.request cimport MemoryRequest
@@ -44,7 +45,7 @@ cdef class MemorySystem:
     cdef public list store_open
     cdef public long long l2_write_requests, store_merges
     cdef public bint write_back_waits
-    cdef public dict lrc, atom_free
+    cdef public CycleTable lrc, atom_free
     cdef public set _params_installed
 
     @cython.locals(c=SectoredCache)
@@ -86,12 +87,12 @@ cdef class MemorySystem:
                    k="long long")
     cdef tuple _read_line(self, double t, long long sm, long long line, long long mask, bint bypass)
 
-    @cython.locals(base="long long", lrc=dict, data=double, n="long long", k="long long", d=double,
+    @cython.locals(base="long long", lrc=CycleTable, data=double, n="long long", k="long long", d=double,
                    sl="long long", start=double, cost=double, far=bint, l2=SectoredCache, tag="long long",
                    ready=double, far_misses="long long", r="long long")
     cdef double _slice_read(self, double arrive, long long sm, long long line, long long mask)
 
-    @cython.locals(lrc=dict, k="long long")
+    @cython.locals(lrc=CycleTable, k="long long")
     cdef void _note_in_flight(self, double arrive, long long base, long long mask, double d)
 
     @cython.locals(per="long long")
@@ -134,7 +135,7 @@ cdef class MemorySystem:
     cdef tuple _join_store(self, double t, long long sm, long long line, long long mask, long long masked, list o)
 
     @cython.locals(t="long long", passes="long long", flags="long long", op_cycles=double, req_cycles=double,
-                   word_cycles=double, words=dict, ready="long long", atom_free=dict, prev_sector="long long",
+                   word_cycles=double, words=dict, ready="long long", atom_free=CycleTable, prev_sector="long long",
                    slot=double, sector_back="long long", sector="long long", word="long long",
                    count="long long", sent=double, sl="long long", is_far=bint, far="long long",
                    arrive=double, tag=double, cost=double, data=double, start=double, done=double,

@@ -29,6 +29,7 @@ from gpusim.errors import ConfigError
 from gpusim.memory.cache import SectoredCache
 from gpusim.memory.const_cache import ConstantCache
 from gpusim.memory.cycle_heap import CycleHeap
+from gpusim.memory.cycle_table import CycleTable
 from gpusim.memory.dram.controller import DramController, UnlimitedDram
 from gpusim.memory.interconnect import Crossbar
 from gpusim.memory.request import (ATOMIC, ATOMIC_FLOAT, ATOMIC_RETURNS, LOAD, STORE, LaunchResources,
@@ -174,12 +175,12 @@ class MemorySystem:
         self.const_free = array("q", [0]) * self.n_sm
         self._const_fill_sectors = max(1, spec.const.fill_bytes // 32)
         self.slice_free = array("d", [0.0]) * self.n_slices
-        self.lrc: dict[int, float] = {}      # sector -> cycle its read data leaves the slice (in flight)
+        self.lrc = CycleTable()              # sector -> cycle its read data leaves the slice (in flight)
         self.lrc_merged = 0
         self.lrc_limit = 1 << 17
         self.fabric_sectors = 0
         self.tex_sectors = 0
-        self.atom_free: dict[int, int] = {}
+        self.atom_free = CycleTable()        # word -> cycle its last atomic is done
         self.atom_last_sector = array("q", [-1]) * self.n_slices   # per slice: the sector of its last atomic
         self.atom_free_limit = 1 << 16
         self.warm_fetched = self.warm_written_back = 0
@@ -510,12 +511,12 @@ class MemorySystem:
         lrc = self.lrc
         for k in range(4):
             if mask >> k & 1:
-                lrc[base + k] = d
+                lrc.put(base + k, d)
         if len(lrc) > self.lrc_limit:
             # forget reads whose data has long left their slice; keep the limit above what is still in flight
             # so that the sweep stays linear in the requests
-            self.lrc = {x: c for x, c in lrc.items() if c >= arrive - 4096}
-            self.lrc_limit = max(1 << 17, 2 * len(self.lrc))
+            lrc.keep_from(arrive - 4096)
+            self.lrc_limit = max(1 << 17, 2 * len(lrc))
 
     def _copy_slice(self, home: int, partition: int) -> int:
         """The slice of ``partition`` that keeps copies of the lines homed at slice ``home`` (the slice at the
@@ -738,7 +739,7 @@ class MemorySystem:
         for k in range(4):
             if mask >> k & 1:
                 l2.write(base + k, allocate=True, evicted=evicted)
-                self.lrc.pop(base + k, None)       # a later read must see the new data
+                self.lrc.pop(base + k)       # a later read must see the new data
         if self.partition_copies:
             self._drop_copies(sl, line)
         if evicted:
@@ -797,7 +798,7 @@ class MemorySystem:
                 self._write_back(t, evicted)
         for k in range(4):
             if mask >> k & 1:
-                self.lrc.pop(base + k, None)
+                self.lrc.pop(base + k)
         if self.partition_copies:
             self._drop_copies(sl, line)
         return m, t
@@ -867,17 +868,17 @@ class MemorySystem:
                 self._l2(sl).write(sector, True, evicted)
                 if evicted:
                     self._write_back(tag, evicted)
-                self.lrc.pop(sector, None)
+                self.lrc.pop(sector)
                 if self.partition_copies:
                     self._drop_copies(sl, sector >> 2)
             self.l2_atoms += count
             if self.atomics_serialise:                # lanes on one address serialise
-                start = max(data, atom_free.get(word, 0))
+                start = max(data, atom_free.get(word, 0.0))
                 done = start + count * op_cycles
             else:                                     # the what-if: as if every lane had its own word
                 start = data
                 done = start + op_cycles
-            atom_free[word] = done
+            atom_free.put(word, done)
             self.atomic_serialised += count - 1
             back = _ceil(done + far + self.slice_latency + self.icnt_latency) + self.l1_hit
             if back > sector_back:
@@ -890,8 +891,8 @@ class MemorySystem:
             # Words whose last atomic is done by now no longer delay one (start >= now); drop them, and
             # try again only once the table has doubled (more words than that can be busy at once: a
             # random-update kernel keeps ~10^5 in flight, and pruning at a fixed size then ran every call).
-            self.atom_free = {a: c for a, c in atom_free.items() if c > now}
-            self.atom_free_limit = max(1 << 16, 2 * len(self.atom_free))
+            atom_free.keep_after(now)
+            self.atom_free_limit = max(1 << 16, 2 * len(atom_free))
         if slot > t:
             return ready, max(passes, _ceil(slot) - now + 1)
         return ready, passes

@@ -251,13 +251,14 @@ class LsuFrontEnd:
             return
         # the operands' data-stage passes (as for global loads and stores: not idealised by the banks what-if)
         waves = self.banks.wavefronts_for(phys, size).wavefronts.tolist()
+        words, counts, first = _words_per_row(phys)
+        if self.atomics_free:
+            counts = np.ones_like(counts)
+        sectors = (words // 32).tolist()
+        words, counts, first = words.tolist(), counts.tolist(), first.tolist()
         for j, i in enumerate(idx.tolist()):
-            atoms = ()
-            if lanes[j]:
-                words, counts = np.unique(phys[j][phys[j] >= 0], return_counts=True)
-                if self.atomics_free:
-                    counts = np.ones_like(counts)
-                atoms = tuple(zip((words // 32).tolist(), words.tolist(), counts.tolist()))
+            lo, hi = first[j], first[j + 1]
+            atoms = tuple(zip(sectors[lo:hi], words[lo:hi], counts[lo:hi]))
             out[i] = MemoryRequest(sp, op, pc, lanes[j], tuple(flat[offs[j]:offs[j + 1]]), lines[j], waves[j], 0,
                                    bypass, atoms, flags)
 
@@ -283,6 +284,24 @@ class LsuFrontEnd:
         out = self.coalescer.counters()
         out.update(self.banks.counters())
         return out
+
+
+def _words_per_row(addr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct addresses of each row of an int64 ``[n, lanes]`` array (-1: a lane that does not access)
+    and how many lanes address each: (addresses, counts, first) with row ``j``'s in ascending order at
+    ``first[j]:first[j + 1]`` (what ``np.unique(row[row >= 0], return_counts=True)`` gives, for all rows at
+    once)."""
+    s = np.sort(addr, axis=1)
+    n, width = s.shape
+    run = s >= 0                                   # a run of lanes on one address starts here
+    run[:, 1:] &= s[:, 1:] != s[:, :-1]
+    r, k = np.nonzero(run)
+    at = r * width + k
+    # a run ends where the next begins, or at its row's end (the -1 lanes sort first)
+    end = np.minimum(np.append(at[1:], n * width), (r + 1) * width)
+    first = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n), out=first[1:])
+    return s[r, k], end - at, first
 
 
 def _scatter(out: list, idx: np.ndarray, reqs: list, inverse: np.ndarray) -> None:

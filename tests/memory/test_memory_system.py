@@ -547,3 +547,45 @@ def test_a_warming_past_the_dirty_limit_counts_its_write_backs_as_the_warmings_o
     assert ms.warm_written_back > (1 << 15) - 80 * 4 * 2
     c = ms.counters()
     assert c["gpusim__l2_early_written_back_sectors.sum"] == 0 and c["dram__sectors_write.sum"] == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_caches_tag_search_finds_lines_as_a_reference_lru_does(seed):
+    """SectoredCache finds a line by comparing its set's tags: hits, misses and evicted dirty sectors are those
+    of a plain LRU model of the same sets."""
+    import collections
+    import random
+    from gpusim.memory.cache import SectoredCache
+    rng = random.Random(seed)
+    cache = SectoredCache(8 * 4 * 128, 4, 0)                      # 8 sets of 4 ways
+    sets = collections.defaultdict(collections.OrderedDict)      # set -> line -> [valid, dirty], LRU first
+    for _ in range(4000):
+        sector = rng.randrange(40 * 4) + (rng.randrange(3) << 20)  # lines far apart share sets too
+        line, sub = sector >> 2, 1 << (sector & 3)
+        lines = sets[cache.set_of(line)]
+        op = rng.random()
+        if op < 0.4:
+            hit = line in lines and lines[line][0] & sub
+            assert (cache.probe(0, sector) >= 0) == bool(hit)
+            if hit:
+                lines.move_to_end(line)
+            continue
+        if op < 0.5:
+            if line in lines and not lines[line][1]:
+                assert cache.discard_line(line)
+                del lines[line]
+            continue
+        out: list[int] = []
+        expected: list[int] = []
+        if line not in lines and len(lines) == 4:
+            victim, (_, dirty) = lines.popitem(last=False)
+            expected = [victim * 4 + k for k in range(4) if dirty >> k & 1]
+        entry = lines.setdefault(line, [0, 0])
+        lines.move_to_end(line)
+        entry[0] |= sub
+        if op < 0.75:
+            cache.fill(sector, 0, out)
+        else:
+            cache.write(sector, True, out)
+            entry[1] |= sub
+        assert out == expected

@@ -239,7 +239,7 @@ def test_gpusim_version_names_the_timing_core_this_process_runs(capsys):
     line = capsys.readouterr().out.strip()
     assert line.endswith(f"timing core: {compiled.describe()}")
     if all(compiled.status().values()):
-        assert "(timing: sm, schedulers; memory: request, cycle_heap, cache, const_cache, interconnect, " \
+        assert "(timing: sm, schedulers; memory: request, cycle_heap, cycle_table, cache, const_cache, interconnect, " \
                "dram.mapping, dram.controller, system)" in line
 
 

@@ -17,9 +17,29 @@ cdef void _remember(long long[:] times, long long[:] counts, Py_ssize_t k, long 
 
 
 @cython.final
+cdef class SlotCalendar:
+    cdef public long long[:] starts, ends
+    cdef public Py_ssize_t n
+    cdef public long long taken, newest, prune_slots
+
+    @cython.locals(p="Py_ssize_t")
+    cpdef long long first_free(self, long long slot)
+
+    @cython.locals(starts="long long[:]", ends="long long[:]", n="Py_ssize_t", p="Py_ssize_t", i="Py_ssize_t",
+                   joins_before=bint, joins_after=bint)
+    cpdef void claim(self, long long slot)
+
+    @cython.locals(starts="long long[:]", ends="long long[:]", n="Py_ssize_t", q="Py_ssize_t", i="Py_ssize_t")
+    cdef void _forget_before(self, long long horizon)
+
+    @cython.locals(n="Py_ssize_t", starts="long long[:]", ends="long long[:]")
+    cdef void _grow(self)
+
+
+@cython.final
 cdef class DramChannel:
     cdef public object t, observer
-    cdef public long long index, n_banks, banks_per_group, refresh_offset, slot_ck, bus_max_slot
+    cdef public long long index, n_banks, banks_per_group, refresh_offset, slot_ck
     cdef public bint policy_closed
     cdef public long long nBL, nCL, nCWL, nRTW, nWTR_S, nRCD, nRCDW, nRP, nRAS, nRC, nRTP, nWR
     cdef public long long nCCD_L, nRRD_S, nRRD_L, nFAW, nREFI, nRFCpb
@@ -27,19 +47,13 @@ cdef class DramChannel:
     cdef public long long[:] bank_reads, bank_writes, bank_hits, bank_misses, bank_conflicts
     cdef public long long[:] acts, bg_acts, bg_cols, acts_n, bg_acts_n, bg_cols_n
     cdef public long long last_read_col, last_write_end
-    cdef public dict bus
+    cdef public SlotCalendar bus
     cdef public long long reads, writes, row_hits, row_misses, row_conflicts, busy_ck
     cdef public long long write_queue_entries
     cdef public list wq_bank, wq_row, wq_accepted, wq_free
 
     @cython.locals(phase="long long")
     cdef long long _outside_refresh(self, long long t, long long bank)
-
-    @cython.locals(bus=dict, free="long long", taken="long long", nxt=object)
-    cdef long long _free_slot(self, long long slot)
-
-    @cython.locals(bus=dict, horizon="long long")
-    cdef void _claim(self, long long slot)
 
     @cython.locals(acts="long long[:]", n="Py_ssize_t", t0="long long", p="Py_ssize_t", k="Py_ssize_t",
                    first="long long", fifth="long long")
@@ -64,12 +78,12 @@ cdef class DramController:
     cdef public AddressMapping mapping
     cdef public list channels
 
-    @cython.locals(ch="long long", bank="long long", row="long long", c=DramChannel)
+    @cython.locals(ch="long long", _bg="long long", bank="long long", row="long long", c=DramChannel)
     cpdef long long access(self, long long arrival_ck, long long address, bint is_write=*)
 
 
 cdef class UnlimitedDram(DramController):
     cdef public long long _latency_ck
 
-    @cython.locals(ch="long long", bank="long long", c=DramChannel)
+    @cython.locals(ch="long long", _bg="long long", bank="long long", _row="long long", c=DramChannel)
     cpdef long long access(self, long long arrival_ck, long long address, bint is_write=*)

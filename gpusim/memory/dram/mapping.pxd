@@ -12,4 +12,4 @@ cdef class AddressMapping:
     cdef public long long _ch_div, _ch_size, _bg_div, _bg_size, _bank_div, _bank_size, _row_div
 
     @cython.locals(ch="long long", bg="long long", bank="long long", row="long long")
-    cpdef tuple map(self, long long burst)
+    cpdef (long long, long long, long long, long long) map(self, long long burst)
