@@ -86,7 +86,11 @@ atomics are a ``CycleTable`` of C integers and doubles, and the LSU front end gr
 all rows at once; the numbers unchanged.  User CPU s, whole ``gpusim run --full``, medians of 3 alternated
 runs against b4625b0: random_access (log_table=25, 262,144 threads) 30.1 -> 16.5, spmv_csr_scalar size4
 24.5 -> 18.6, gesummv n=2048 48.0 -> 34.1, pagerank rmat 2^16 62.5 -> 45.9 (before the ``CycleTable``);
-random_access dram itself (3.7 M warp instructions, one run each) 318 -> 181.
+random_access dram itself (3.7 M warp instructions, one run each) 318 -> 181.  The four validation records at
+full size, the tree before the merge (908b64b) and after it side by side in one call on the device machine's
+16 cores (``gpusim validate --only ... --jobs 4`` each), seconds per record, simulated cycles identical:
+pagerank rmat18 154.8 -> 121.6, random_access dram 145.9 -> 106.9, gesummv standard 95.9 -> 83.4,
+spmv_csr_scalar large 48.5 -> 39.1.
 
 Earlier measurements of the plain-Python model (issues 3, 4 and the memory seam; the workloads then included
 ``gmem_stride_probe`` size "default", 0.69 M warp instructions):
