@@ -267,17 +267,25 @@ def _atomic_apply(op, t, old, val, cmpv=None):
     raise ValueError(op)
 
 
+def _distinct(idx: np.ndarray) -> bool:
+    """No index occurs twice."""
+    if idx.size < 2:
+        return True
+    s = np.sort(idx)
+    return not np.count_nonzero(s[1:] == s[:-1])
+
+
 def atomic_rmw(view, idx, op, t, val, cmpv=None):
     """Apply an atomic op for all lanes in lane order; return the old value each lane saw."""
     n = idx.size
     dt = DT["f32" if t == "f32ftz" else t]
     val = np.broadcast_to(np.asarray(val, dtype=dt), (n,))
     cmpv = None if cmpv is None else np.broadcast_to(np.asarray(cmpv, dtype=dt), (n,))
-    uniq, inv, counts = np.unique(idx, return_inverse=True, return_counts=True)
-    if counts.max(initial=0) <= 1:
+    if _distinct(idx):       # no two lanes on one address: all at once (a sort costs less than np.unique)
         old = view[idx].copy()
         view[idx] = _atomic_apply(op, t, old, val, cmpv)
         return old
+    uniq, inv, counts = np.unique(idx, return_inverse=True, return_counts=True)
     order = np.argsort(inv, kind="stable")
     ginv = inv[order]
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))

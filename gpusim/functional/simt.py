@@ -265,7 +265,7 @@ class SimtStack:
                 need = (mask[ws] == 0) | ((pc[ws] == rpc[ws]) & (self.depth[ws] == self.rdepth[ws]))
             else:
                 need = (mask[ws] == 0) | (pc[ws] == rpc[ws])
-            if not need.any():
+            if not np.count_nonzero(need):     # (faster than need.any() on the few warps of a step)
                 break
             w = ws[need]
             empty = sp[w] == 0

@@ -453,3 +453,42 @@ def test_a_vector_access_is_aligned_to_its_whole_size(vec, t, offset, ok):
         from gpusim.errors import IllegalAddressError
         with pytest.raises(IllegalAddressError, match=f"misaligned {vec * width // 8}-byte access"):
             gpusim.run(ptx, grid=1, block=1, args=args)
+
+
+@pytest.mark.parametrize("op,t", [("add", "f32ftz"), ("add", "u32"), ("min", "s32"), ("exch", "u32"),
+                                  ("cas", "u32"), ("inc", "u32")])
+def test_atomic_rmw_fast_path_for_distinct_addresses_matches_lane_by_lane(op, t):
+    """atomic_rmw applies distinct addresses all at once (inst_memory._distinct) and colliding ones in rounds:
+    both give what the lanes applied one after another, in lane order, give."""
+    from gpusim.functional.inst_memory import DT, _atomic_apply, _distinct, atomic_rmw
+    rng = np.random.default_rng(11)
+    dt = DT["f32" if t == "f32ftz" else t]
+    for n, span in [(0, 4), (1, 4), (5, 64), (32, 1000), (32, 40), (32, 3), (300, 100_000)]:
+        idx = rng.integers(0, span, n).astype(np.int64)
+        assert _distinct(idx) == (np.unique(idx).size == n)
+        init = rng.integers(0, 50, span).astype(dt)
+        if t == "f32ftz":
+            init[:3] = np.array([1e-40, -0.0, 0.0], dtype=np.float32)   # subnormal and signed zeros
+        val = rng.integers(0, 50, n).astype(dt)
+        cmpv = init[idx] if op == "cas" else None
+        view, ref = init.copy(), init.copy()
+        old = atomic_rmw(view, idx, op, t, val, cmpv)
+        want = np.empty(n, dtype=dt)
+        for lane in range(n):
+            i = idx[lane]
+            want[lane] = ref[i]
+            ref[i] = _atomic_apply(op, t, ref[i:i + 1], val[lane:lane + 1],
+                                   None if cmpv is None else cmpv[lane:lane + 1])[0]
+        assert old.view(np.uint8).tobytes() == want.view(np.uint8).tobytes()
+        assert view.view(np.uint8).tobytes() == ref.view(np.uint8).tobytes()
+
+
+def test_flush_subnormals_keeps_signs_and_returns_normal_values_unchanged():
+    from gpusim.functional import floatops as fo
+    x = np.array([1e-40, -1e-40, 0.0, -0.0, 1.0, np.nan, -np.inf, 1.2e-38], dtype=np.float32)
+    got = fo.flush_subnormals(x)
+    want = np.array([0.0, -0.0, 0.0, -0.0, 1.0, np.nan, -np.inf, 1.2e-38], dtype=np.float32)
+    assert got.view(np.uint32).tolist() == want.view(np.uint32).tolist()
+    normal = np.array([1.0, -2.0, 0.0], dtype=np.float32)
+    assert fo.flush_subnormals(normal) is normal
+    assert np.signbit(fo.flush_subnormals(np.float32(-1e-40))) and fo.flush_subnormals(np.float64(3.0)) == 3.0
