@@ -20,11 +20,8 @@ differently from the PTX's is compared by the kernel's largest figure only.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,19 +32,9 @@ _SASS = re.compile(r"\*/\s+(@!?U?P\w+\s+)?([A-Z][\w.]*)\s*(.*?);")
 _ENDS_BLOCK = ("BRA", "EXIT", "BAR", "RET", "CALL", "BSYNC", "WARPSYNC")
 
 
-def sass_blocks(ptx: str, tools: tuple[str, str]) -> dict[str, list[list[tuple[str, str]]]]:
-    """Per kernel, its basic blocks as (opcode, operands) lists."""
-    with tempfile.TemporaryDirectory() as d:
-        src, cubin = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
-        Path(src).write_text(ptx)
-        subprocess.run([tools[0], "-arch=sm_90", "-O3", src, "-o", cubin], check=True, capture_output=True)
-        text = subprocess.run([tools[1], "-c", cubin], check=True, capture_output=True, text=True).stdout
-    return parse_sass_blocks(text)
-
-
 def parse_sass_blocks(text: str) -> dict[str, list[list[tuple[str, str]]]]:
-    """Per kernel, the basic blocks of an ``nvdisasm -c`` or ``cuobjdump -sass`` listing (the latter has no
-    labels: its blocks end only at branches)."""
+    """Per kernel, the basic blocks of an ``nvdisasm`` listing (:func:`gpusim.cuda.sass.disassemble`) or a
+    ``cuobjdump -sass`` one (which has no labels: its blocks end only at branches)."""
     kernels: dict[str, list[list[tuple[str, str]]]] = {}
     cur = None
     for ln in text.splitlines():
@@ -108,6 +95,14 @@ def model_max_in_flight(trace) -> int:
     return best
 
 
+def timed_trace(trace, gpu):
+    """``trace`` after the ptxas-like passes the preset ``gpu`` applies before timing (merged accesses,
+    unrolled loops, folded constants, expanded divisions, fused integer instructions, if-conversion)."""
+    from gpusim.timing import apply_passes, merge_groups, unrolled_loops
+    return apply_passes(trace, merge_groups(trace, gpu), unrolled_loops(trace, gpu), gpu.fold_constant_operands,
+                        gpu.expand_integer_division, gpu.fuse_alu_instructions, gpu.if_convert_max_instructions)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("programs", nargs="*", help="program names (default: every bundled and suite program)")
@@ -117,9 +112,7 @@ def main(argv=None) -> int:
     from gpusim.config import load_gpu
     from gpusim.cuda import sass
     from gpusim.errors import GpusimError
-    from gpusim.timing import apply_passes, merge_groups, unrolled_loops
-    tools = sass.find_tools()
-    if not tools:
+    if not sass.find_tools():
         print("ptxas and nvdisasm are needed: pip install -e .[sass]", file=sys.stderr)
         return 2
     h100 = load_gpu("h100")
@@ -134,9 +127,8 @@ def main(argv=None) -> int:
         except GpusimError as e:
             print(f"{name}: not emulated: {str(e).splitlines()[0]}", file=sys.stderr)
             continue
-        timed = apply_passes(tr, merge_groups(tr, h100), unrolled_loops(tr, h100), h100.fold_constant_operands,
-                             h100.expand_integer_division, True, h100.if_convert_max_instructions)
-        s = sass_max_in_flight(sass_blocks(spec.ptx_path.read_text(), tools).get(tr.kernel, []))
+        timed = timed_trace(tr, h100)
+        s = sass_max_in_flight(parse_sass_blocks(sass.disassemble(spec.ptx_path.read_text())).get(tr.kernel, []))
         m = model_max_in_flight(timed)
         same, more, fewer = same + (m == s), more + (m > s), fewer + (m < s)
         print(f"| {name} | {tr.kernel} | {s} | {m} |", flush=True)

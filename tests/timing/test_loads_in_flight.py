@@ -17,7 +17,6 @@ import pytest
 
 import gpusim
 from gpusim.config import load_gpu
-from gpusim.timing import apply_passes, merge_groups, unrolled_loops
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORD = ROOT / "tests" / "golden" / "h100" / "micro" / "lrcwalk"
@@ -34,7 +33,8 @@ def _rows() -> dict:
 def test_one_sm_alone_walks_slower_than_32_walking_the_same_records_together():
     # the first SM to ask for a sector waits for DRAM, the others find it in L2: the more SMs, the less each waits
     rows = _rows()
-    alone, together = rows[("together", 1)]["gpc__cycles_elapsed.max"], rows[("together", 32)]["gpc__cycles_elapsed.max"]
+    alone = rows[("together", 1)]["gpc__cycles_elapsed.max"]
+    together = rows[("together", 32)]["gpc__cycles_elapsed.max"]
     assert alone > 1.4 * together
     cycles = [rows[("together", g)]["gpc__cycles_elapsed.max"] for g in (1, 2, 4, 8, 16, 32)]
     assert cycles == sorted(cycles, reverse=True)
@@ -49,14 +49,12 @@ def test_ptxas_keeps_two_records_of_loads_in_flight():
     assert hoist_vs_sass.sass_max_in_flight(blocks["lrc_walk"]) == 8
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the model hoists all 16 loads of the unrolled trip (MAX_LIVE_LOADS = 16, "
-                   "from walk_ilp_32); ptxas stops at 8 to stay within 32 registers (with -maxrregcount=40 it keeps "
-                   "16 in flight in 40), a register count the model's order of the PTX does not reproduce yet")
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the model hoists all 16 loads of the unrolled trip (MAX_LIVE_LOADS = 16, from walk_ilp_32); "
+                   "ptxas stops at 8 to stay within 32 registers (with -maxrregcount=40 it keeps 16 in flight in "
+                   "40), a register count the model's order of the PTX does not reproduce yet")
 def test_the_model_keeps_as_many_loads_in_flight_as_ptxas():
     trace = gpusim.run(BENCH / "lrcwalk.ptx", launch=BENCH / "lrcwalk.toml", size="tiny", mode="emulate",
                        record_trace=True).trace
-    h100 = load_gpu("h100")
-    timed = apply_passes(trace, merge_groups(trace, h100), unrolled_loops(trace, h100), h100.fold_constant_operands,
-                         h100.expand_integer_division, h100.fuse_alu_instructions,
-                         h100.if_convert_max_instructions)
+    timed = hoist_vs_sass.timed_trace(trace, load_gpu("h100"))
     assert hoist_vs_sass.model_max_in_flight(timed) == 8
