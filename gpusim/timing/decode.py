@@ -70,9 +70,10 @@ class DecodedKernel:
     Under ``fma_pipe_split`` the FMA pipe is two halves, FMA-heavy and FMA-lite, each at twice
     ``issue_interval_cycles.fp32``: an integer multiply goes to FMA-heavy; a 32-bit integer add/subtract or
     shift by an immediate (not folded into a three-input IADD3/LEA) to the ALU pipe or FMA-heavy, each PC to
-    one of them for good, as ptxas balances them; FP32 arithmetic to FMA-lite (``pipe``) or, when FMA-lite is busy,
-    to FMA-heavy (``alt_pipe``, ``NO_PIPE`` for every other PC), as the SMSP steers an FFMA at issue.  A warp ready only for its second choice competes with the others
-    unless a warp is ready for a PC that has that pipe and no other (an IMAD waiting for FMA-heavy goes first:
+    one of them for good, as ptxas balances them; FP32 arithmetic to FMA-lite (``pipe``) or, when FMA-lite is
+    busy, to FMA-heavy (``alt_pipe``, ``NO_PIPE`` for every other PC), as the SMSP steers an FFMA at issue.  A
+    warp ready only for its second choice competes with the others unless a warp is ready for a PC that has
+    that pipe and no other (an IMAD waiting for FMA-heavy goes first:
     :meth:`gpusim.timing.sm.SubPartition.merge_spare`).
 
     Simplifications: an instruction's issue interval depends only on its unit (IMAD uses the config's
@@ -179,7 +180,8 @@ class DecodedKernel:
         if cls is LatencyClass.IMAD or form in ("IMAD", "IMAD.WIDE"):
             self.pipe[i], self.interval_cycles[i] = FMA_HEAVY_PIPE, imad_interval
         elif unit is Unit.FP32:
-            self.interval_cycles[i] = half             # on either half
+            self.interval_cycles[i] = half             # on either half: FMA-lite first, FMA-heavy when it is busy
+            self.alt_pipe[i] = FMA_HEAVY_PIPE
             return True
         elif unit is Unit.INT and not form and (ins.opcode in _EITHER_ALU_OR_FMA
                                                 or (ins.opcode in _SHIFT_LEFT and ins.imm_srcs == 1)):
@@ -210,10 +212,7 @@ class DecodedKernel:
                 if i not in flex:
                     continue
                 iv = self.interval_cycles[i]
-                if self.pipe[i] == fp32_pipe:
-                    # FMA-lite first, FMA-heavy when FMA-lite is busy; ptxas's balance of the adds still
-                    # counts the FFMA on the half the load would give it.
-                    self.alt_pipe[i] = FMA_HEAVY_PIPE
+                if self.pipe[i] == fp32_pipe:        # counted on the less loaded half (it issues to either)
                     if lite <= heavy:
                         lite += iv
                     else:

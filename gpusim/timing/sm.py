@@ -122,9 +122,9 @@ def _position(w: Warp) -> int:
 class SubPartition:
     """An SM sub-partition (SMSP): the warps bound to it, a warp scheduler that issues at most one
     instruction per cycle, and its private pipelines (LSU, FP32 (FMA-lite under fma_pipe_split), INT, FP64, SFU,
-    branch, misc, FMA-heavy), each taking
-    a new instruction every ``issue_interval`` cycles. Memory instructions also need the SM's L1TEX/MIO path,
-    shared by the sub-partitions and kept busy by the memory system for ``pipe_busy_cycles``.
+    branch, misc, FMA-heavy), each taking a new instruction every ``issue_interval`` cycles. Memory
+    instructions also need the SM's L1TEX/MIO path, shared by the sub-partitions and kept busy by the memory
+    system for ``pipe_busy_cycles``.
 
     With ``lsu_queue_entries`` > 0, up to that many memory instructions of the sub-partition wait in a queue
     for the SM's LSU/MIO pipe, which takes them in issue order: the warp goes on issuing past them, and an
@@ -143,7 +143,8 @@ class SubPartition:
 
     __slots__ = ("sm", "index", "warps", "at", "ready_at", "select", "policy", "own_policy", "pipe_free",
                  "next_check",
-                 "inst_executed", "pipe_of", "alt_of", "throttle", "op_of", "dst_start", "dst_reg", "dst_extra", "latency_of",
+                 "inst_executed", "pipe_of", "alt_of", "throttle", "op_of", "dst_start", "dst_reg", "dst_extra",
+                 "latency_of",
                  "result_state", "interval_of", "stores", "dep_start", "dep_reg", "trace_pc", "mem_slot",
                  "requests", "slot_state", "pc_stalls", "observer", "branch_latency", "membar_latency",
                  "src_start", "src_reg", "lsu_q", "lsu_qi", "lsu_qn")
