@@ -21,7 +21,8 @@ pointer to an outer activation's local variable sees the innermost one's: a simp
 ``fmad=True`` (ptxas's default, ``--fmad=true``) contracts ``mul`` + ``add``/``sub`` into ``fma`` first
 (:mod:`isa.contract`); short forward branches over a few arithmetic instructions become guarded
 instructions, as ptxas if-converts them (:mod:`isa.ifconvert`, always); atomics ptxas aggregates across a warp are marked (:mod:`isa.aggregate`; the emulator
-ignores the mark, the timing model sends one atomic per warp for them).  An error kept in the kernel or a function it needs (an unsupported instruction, see
+ignores the mark, the timing model sends one atomic per warp for them), and so are atoms whose result nothing reads
+(ptxas makes them RED: no result to wait for).  An error kept in the kernel or a function it needs (an unsupported instruction, see
 ``parse_ptx(strict=False)``) is raised here, when that kernel is linked.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from isa.aggregate import mark_aggregated
+from isa.aggregate import mark_aggregated, mark_unread_results
 from isa.contract import contract
 from isa.declarations import align_up
 from isa.errors import PtxError
@@ -102,6 +103,7 @@ def link(module: Module, kernel: Kernel, *, fmad: bool = True) -> Program:
             contracted += n
         instrs, _ = if_convert(instrs)
         instrs, _ = mark_aggregated(instrs)
+        instrs, _ = mark_unread_results(instrs)
         units.append((unit, instrs))
     prog = Program(kernel, [], [], fmad=fmad, contracted=contracted)
     for k, name in enumerate(order):

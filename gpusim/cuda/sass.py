@@ -203,6 +203,31 @@ def aggregation_rule_vs_ptxas(modules: dict[str, str]) -> tuple[int, int, list[t
     return n, agg, differ
 
 
+def reduction_rule_vs_ptxas(modules: dict[str, str]) -> tuple[int, int, list[tuple[str, str, int, bool]]]:
+    """Over the PTX modules ``{name: text}``: their global and generic ``atom`` lines, those ptxas emitted as
+    ``RED`` (no result; else ``ATOM``), and ``(name, kernel, PTX line, ptxas RED)`` of each where
+    :mod:`isa.aggregate`'s ``result_unread`` mark says otherwise."""
+    from isa import parse_ptx
+    from isa.link import link
+    n, reds, differ = 0, 0, []
+    for name, ptx in modules.items():
+        if not re.search(r"\batom\.", ptx):
+            continue
+        module = parse_ptx(ptx)
+        src = ptx.splitlines()
+        for kernel, lines in sass_by_ptx_line(ptx).items():
+            marked = {i.line: i.result_unread for i in link(module, module.kernel(kernel)).instructions
+                      if i.base == "atom" and i.space in ("global", None)}
+            for line, ops in sorted(lines.items()):
+                if line not in marked or not _ATOMIC_LINE.match(src[line - 1]):
+                    continue
+                ptxas = any(op.startswith("RED") and not op.startswith("REDUX") for op in ops)
+                n, reds = n + 1, reds + ptxas
+                if marked[line] != ptxas:
+                    differ.append((name, kernel, line, ptxas))
+    return n, reds, differ
+
+
 def sass_instructions_executed(trace, lines: dict[int, list[str]]) -> int:
     """Warp instructions the SASS would execute for ``trace``: each PTX line's SASS count times the times its
     PTX instruction executed (per warp; a line of several PTX instructions counts its most executed one)."""

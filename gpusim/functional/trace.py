@@ -70,6 +70,7 @@ class StaticInstr:
     is_load: bool = False
     is_store: bool = False
     is_atomic: bool = False          # atom (returns a value) or red (does not)
+    result_unread: bool = False      # an atom whose result nothing reads: ptxas's RED (isa.aggregate), timed as red
     aggregated: str = ""             # an atomic ptxas sends once per warp: "leader", "full_warp" (isa.aggregate)
     cache_op: str | None = None      # ".ca", ".cg", ".cs", ".lu", ".cv", ".wb", ".wt", or None
     is_barrier: bool = False

@@ -72,6 +72,7 @@ METRICS: tuple[str, ...] = (
     "smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum",
     # L2 and DRAM
     "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__t_sectors_op_atom.sum",
+    "lts__t_sectors_op_red.sum",
     "lts__t_sectors_lookup_hit.sum", "lts__t_sectors_lookup_miss.sum", "lts__t_sector_hit_rate.pct",
     "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__sectors_read.sum", "dram__sectors_write.sum",
     # the L2 fabric between the two partitions, the memory-side clocks, the shared-memory carve-out the

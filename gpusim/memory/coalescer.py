@@ -56,9 +56,9 @@ class Coalescer:
     """
 
     def __init__(self) -> None:
-        self.requests = {"ld": 0, "st": 0, "atom": 0}
-        self.sectors = {"ld": 0, "st": 0, "atom": 0}
-        self.bytes_requested = {"ld": 0, "st": 0, "atom": 0}
+        self.requests = {"ld": 0, "st": 0, "atom": 0, "red": 0}
+        self.sectors = {"ld": 0, "st": 0, "atom": 0, "red": 0}
+        self.bytes_requested = {"ld": 0, "st": 0, "atom": 0, "red": 0}
 
     @staticmethod
     def coalesce(addresses: np.ndarray, access_bytes: int) -> CoalescedRequests:
@@ -129,7 +129,7 @@ class Coalescer:
         )
 
     def count(self, result: CoalescedRequests, op: str, times: np.ndarray | None = None) -> None:
-        """Add ``result`` to the counters of ``op`` ("ld", "st" or "atom"), request m ``times[m]`` times (once
+        """Add ``result`` to the counters of ``op`` ("ld", "st", "atom" or "red": an atomic without a result), request m ``times[m]`` times (once
         each without ``times``); requests with no active lane are not sent to L1TEX and are not counted."""
         issued = (result.active_lanes > 0).astype(np.int64)
         sectors, moved = result.sectors_per_request, result.bytes_requested
@@ -141,7 +141,7 @@ class Coalescer:
 
     def counters(self) -> dict[str, float]:
         out: dict[str, float] = {}
-        for op in ("ld", "st", "atom"):
+        for op in ("ld", "st", "atom", "red"):
             out[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"] = float(self.requests[op])
             out[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"] = float(self.sectors[op])
         for op in ("ld", "st"):

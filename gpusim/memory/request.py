@@ -64,9 +64,10 @@ ATOMIC_RETURNS, ATOMIC_FLOAT = 1, 2
 _FLOAT_TYPES = (".f16", ".bf16", ".f32", ".f64")
 
 
-def atomic_flags_of(opcode: str) -> int:
-    """``atomic_flags`` of a global atomic PTX mnemonic (``red.global.add.f32`` -> ATOMIC_FLOAT)."""
-    flags = 0 if opcode.startswith("red") else ATOMIC_RETURNS
+def atomic_flags_of(opcode: str, result_unread: bool = False) -> int:
+    """``atomic_flags`` of a global atomic PTX mnemonic (``red.global.add.f32`` -> ATOMIC_FLOAT);
+    ``result_unread``: an ``atom`` whose result nothing reads, which ptxas emits as ``RED`` (no ATOMIC_RETURNS)."""
+    flags = 0 if opcode.startswith("red") or result_unread else ATOMIC_RETURNS
     if any(t in opcode for t in _FLOAT_TYPES):
         flags |= ATOMIC_FLOAT
     return flags

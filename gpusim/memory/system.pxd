@@ -38,7 +38,7 @@ cdef class MemorySystem:
     cdef public list l1, const, l2, inflight
     cdef public Crossbar icnt
     cdef public long long inflight_waits, lrc_merged, lrc_limit, atom_free_limit, fabric_sectors, tex_sectors
-    cdef public long long l2_reads, l2_writes, l2_atoms, atomic_serialised
+    cdef public long long l2_reads, l2_writes, l2_atoms, l2_reds, l2_atomic_lanes, atomic_serialised
     cdef public long long warm_fetched, warm_written_back
     cdef public double inflight_wait_cycles, store_wb_accepted, store_merge_window
     cdef public long long store_merge_lines

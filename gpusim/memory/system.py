@@ -188,7 +188,7 @@ class MemorySystem:
         # per SM: line -> its open L2 write request [cycle it closes, its sectors] (l1.store_merge_window_cycles)
         self.store_open = [{} for _ in range(self.n_sm)]
         self.l2_write_requests = self.store_merges = 0
-        self.l2_reads = self.l2_writes = self.l2_atoms = 0
+        self.l2_reads = self.l2_writes = self.l2_atoms = self.l2_reds = self.l2_atomic_lanes = 0
         self.atomic_serialised = 0
         self._params_installed: set[int] = set()
 
@@ -828,6 +828,11 @@ class MemorySystem:
         self.l1_free[sm] = begin + passes
         t = begin + passes - 1
         flags = request.atomic_flags
+        # Nsight's lts__t_sectors_op_atom / _op_red: a sector per packet (lanes on one word: one each)
+        if flags & ATOMIC_RETURNS:
+            self.l2_atoms += packets
+        else:
+            self.l2_reds += packets
         # SM cycles per lane on one address (lanes serialise at the home slice), per request (a sector's lanes
         # come as one), and per distinct word of a request (the slice's atomic unit takes a few per cycle)
         op_cycles = self._atom_same_float if flags & ATOMIC_FLOAT else self._atom_same
@@ -871,7 +876,7 @@ class MemorySystem:
                 self.lrc.pop(sector)
                 if self.partition_copies:
                     self._drop_copies(sl, sector >> 2)
-            self.l2_atoms += count
+            self.l2_atomic_lanes += count
             if self.atomics_serialise:                # lanes on one address serialise
                 start = max(data, atom_free.get(word, 0.0))
                 done = start + count * op_cycles
@@ -967,6 +972,8 @@ class MemorySystem:
         out["lts__t_sectors_op_read.sum"] = float(self.l2_reads)
         out["lts__t_sectors_op_write.sum"] = float(self.l2_writes)
         out["lts__t_sectors_op_atom.sum"] = float(self.l2_atoms)
+        out["lts__t_sectors_op_red.sum"] = float(self.l2_reds)
+        out["gpusim__l2_atomic_lanes.sum"] = float(self.l2_atomic_lanes)      # lane updates the slices perform
         # write requests from the SMs' L1s, after stores joined an open request (l1.store_merge_window_cycles)
         out["lts__t_requests_srcunit_tex_op_write.sum"] = float(self.l2_write_requests)
         out["gpusim__l1_store_merges.sum"] = float(self.store_merges)

@@ -138,7 +138,7 @@ def build_report(res, *, source_top: int = 10, what_if="auto", jobs: int | None 
     peak_bw = float(gpu.memory.dram.peak_bytes_per_s) if getattr(gpu, "memory", None) is not None else 0.0
     dram_pct = 100.0 * dram_bytes / (peak_bw * secs) if peak_bw and secs else 0.0
     l2_sectors = sum(float(c.get(k, 0)) for k in ("lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
-                                                    "lts__t_sectors_op_atom.sum"))
+                                                    "lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum"))
     l2_peak = gpu.memory.l2.peak_bytes_per_sm_cycle(gpu.clock_mhz) if getattr(gpu, "memory", None) else 0
     l2_pct = 100.0 * l2_sectors * 32 / (l2_peak * t.cycles) if l2_peak and t.cycles else 0.0
     active_sms = int((t.per_sm["cycles_active"] > 0).sum())
@@ -257,7 +257,8 @@ def build_report(res, *, source_top: int = 10, what_if="auto", jobs: int | None 
                                 ["operation", "wavefronts", "bank conflicts"], rows))
     rows = []
     for k, label in (("lts__t_sectors_op_read.sum", "L2 read sectors"), ("lts__t_sectors_op_write.sum", "L2 write sectors"),
-                     ("lts__t_sectors_op_atom.sum", "L2 atomic sectors"), ("dram__sectors_read.sum", "DRAM read sectors"),
+                     ("lts__t_sectors_op_atom.sum", "L2 atomic sectors"),
+                     ("lts__t_sectors_op_red.sum", "L2 reduction sectors (RED)"), ("dram__sectors_read.sum", "DRAM read sectors"),
                      ("dram__sectors_write.sum", "DRAM write sectors"), ("gpusim__dram_row_hits.sum", "DRAM row hits"),
                      ("gpusim__dram_row_misses.sum", "DRAM row misses"),
                      ("gpusim__dram_row_conflicts.sum", "DRAM row conflicts")):

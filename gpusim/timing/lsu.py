@@ -32,7 +32,7 @@ from gpusim.functional.trace import KernelTrace
 from gpusim.memory.address_map import AddressMap
 from gpusim.memory.coalescer import Coalescer, masked_line_bits
 from gpusim.memory.const_cache import distinct_addresses
-from gpusim.memory.request import ATOMIC, LOAD, OP_NAMES, STORE, MemoryRequest, atomic_flags_of
+from gpusim.memory.request import ATOMIC, ATOMIC_RETURNS, LOAD, OP_NAMES, STORE, MemoryRequest, atomic_flags_of
 from gpusim.memory.shared_banks import SharedAccessResult, SharedMemoryBanks
 from isa.aggregate import FULL_WARP
 from isa.units import MemSpace
@@ -186,7 +186,7 @@ class LsuFrontEnd:
                 self._constant(out, idx, addr, size, op, pc, sp, amap)
             else:
                 bypass = bool(instr.is_atomic or instr.cache_op in _BYPASS_L1)
-                flags = atomic_flags_of(instr.opcode) if op == ATOMIC else 0
+                flags = atomic_flags_of(instr.opcode, instr.result_unread) if op == ATOMIC else 0
                 self._global(out, idx, addr, size, op, pc, sp, bypass, amap, warps[idx], flags)
         return out
 
@@ -236,7 +236,8 @@ class LsuFrontEnd:
                 self._global_shared_rows(out, idx, phys, size, op, pc, sp, bypass, flags)
                 return
             res = Coalescer.coalesce(phys, size)
-        self.coalescer.count(res, OP_NAMES[op])
+        # Nsight counts an atomic without a result (RED) under op_red, one with a result under op_atom
+        self.coalescer.count(res, "red" if op == ATOMIC and not flags & ATOMIC_RETURNS else OP_NAMES[op])
         flat = res.sectors.tolist()
         offs = res.offsets.tolist()
         lines = res.lines_per_request.tolist()

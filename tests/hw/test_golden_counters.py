@@ -16,7 +16,9 @@ Exact (``==``), for every recorded program at its small size and the stride prob
 Stated tolerances, where ncu and the simulator cannot agree exactly:
 
 * global atomics (``histogram_smem``): the atomic's result is unused, so ptxas emits ``RED``, which ncu counts
-  under ``..._op_red`` (not recorded), not ``..._op_atom``; the simulator counts the PTX ``atom``.  Skipped.
+  under ``..._op_red``, as the simulator does (``isa.aggregate``'s ``result_unread``); these records predate
+  that counter, so the requests of ``atom`` and ``red`` are compared on the suite records that have it
+  (exact, below).
 * instructions (``smsp__inst_executed.sum``): ncu counts SASS instructions, the simulator PTX instructions;
   they agree within a factor of 2.5 (``reduce_interleaved``: SASS has twice the PTX count; ``loop_tripcount``
   0.6x), not more closely.
@@ -72,3 +74,24 @@ def test_instruction_count_within_sass_vs_ptx_factor(name):
 def test_dram_bytes_read_between_sectors_and_64b_units(name):
     _, s, m = _pair(name, "dram__bytes_read.sum")
     assert s <= m <= 2 * s + 8192, f"{name}: simulated {s:,.0f} B, ncu {m:,.0f} B"
+
+
+# Suite records with global atomics, small enough for CI: ATOM (a result read) vs RED (isa.aggregate's
+# result_unread, ptxas's choice), warp-aggregated ones included (one request per warp's leader).  Not
+# parboil__bfs__small: its ATOM requests are 496 simulated against ncu's 535, unexplained (the same before RED).
+ATOMIC_RECORDS = ("graphs__bfs_wl__small", "hecbench__atomic_cost__small", "hecbench__atomic_reduction__small",
+                  "hecbench__filter__small", "hecbench__jacobi__small", "hecbench__random_access__small",
+                  "parboil__histo__small")
+ATOMIC_REQUESTS = ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+                   "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum")
+
+
+@pytest.mark.parametrize("name", ATOMIC_RECORDS)
+def test_global_atomic_requests_split_into_atom_and_red_as_ncu_counts_them(name):
+    from golden import GOLDEN
+    from gpusim.hw.compare import load_record
+    import gpusim
+    rec = load_record(GOLDEN / "suites" / f"{name}.json")
+    c = gpusim.run(rec["program"], size=rec["size"], seed=rec["seed"], mode="timing").timing.counters
+    for k in ATOMIC_REQUESTS:
+        assert c[k] == rec["counters"][k], f"{name} {k}: simulated {c[k]:,.0f}, ncu {rec['counters'][k]:,.0f}"

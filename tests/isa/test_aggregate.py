@@ -115,3 +115,34 @@ def test_the_rule_says_what_ptxas_does(body, expected):
     assert elects == bool(expected), " ".join(ops)
     if expected == FULL_WARP:       # the scan, and the fallback of one atomic per lane
         assert "SHFL.UP" in ops and sum(op.startswith("ATOMG") for op in ops) == 2
+
+
+def unread(body: str) -> list[bool]:
+    m = parse_ptx(ptx_of(body))
+    return [i.result_unread for i in link(m, m.kernel()).instructions if i.base in ("atom", "red")]
+
+
+# An atom's result nobody reads: ptxas writes RED (global, generic) or ATOMS into RZ (shared)
+UNREAD_CASES = [
+    ("atom.global.add.u32 %r4, [%rd10], %r3;", [True]),              # REDG.E.ADD.STRONG.GPU
+    ("atom.global.add.f32 %f2, [%rd10], %f1;", [True]),              # REDG.E.ADD.F32.FTZ.RN.STRONG.GPU
+    ("atom.global.xor.b64 %rd12, [%rd10], %rd7;", [True]),           # REDG.E.XOR.64.STRONG.GPU
+    ("atom.global.add.u32 %r4, [%rd10], %r3;" + USED, [False]),      # ATOMG.E.ADD.STRONG.GPU
+    ("atom.global.cas.b32 %r4, [%rd10], %r3, 5;" + USED, [False]),   # ATOMG.E.CAS.STRONG.GPU
+    ("red.global.add.u32 [%rd10], %r3;", [False]),                   # a red has no result to mark
+    # read by a later instruction anywhere in the function (no path-wise liveness)
+    ("atom.global.add.u32 %r4, [%rd10], %r3; atom.global.add.u32 %r5, [%rd10], %r4;", [False, True]),
+]
+
+
+@pytest.mark.parametrize("body, expected", UNREAD_CASES)
+def test_which_atoms_ptxas_gives_no_result(body, expected):
+    assert unread(body) == expected
+
+
+@pytest.mark.skipif(sass.find_tools() is None, reason="ptxas and nvdisasm not installed (pip install -e .[sass])")
+@pytest.mark.parametrize("body, expected", UNREAD_CASES[:5])
+def test_an_unread_atom_is_a_red_in_the_sass(body, expected):
+    ops = [op for lines in sass.sass_by_ptx_line(ptx_of(body))["k"].values() for op in lines]
+    assert any(op.startswith("REDG") for op in ops) == expected[0], " ".join(ops)
+    assert any(op.startswith("ATOMG") for op in ops) != expected[0], " ".join(ops)

@@ -1,7 +1,7 @@
 """Warp-aggregated atomics in the timing model: what reaches the L2 for an atomic ptxas aggregates
 (isa/aggregate.py marks it; gpusim/timing/lsu.py keeps the leader lane of each warp's execution).
 
-Counted with ``lts__t_sectors_op_atom.sum`` (the lane-updates the L2 slices perform) on the h100 preset, with
+Counted with ``gpusim__l2_atomic_lanes.sum`` (the lane-updates the L2 slices perform) on the h100 preset, with
 ``aggregate_warp_atomics`` on (the preset) and off.
 """
 import numpy as np
@@ -28,7 +28,7 @@ def l2_atomics(body: str, threads: int, aggregate: bool = True, n_out: int = 1, 
     gpu = load_gpu("h100", overrides={"aggregate_warp_atomics": aggregate})
     res = gpusim.run(kernel(body), kernel="k", grid=(1, 1, 1), block=(threads, 1, 1), args=[out, vals],
                      mode="timing", gpu=gpu)
-    return int(res.timing.counters["lts__t_sectors_op_atom.sum"]), res.args[0], vals
+    return int(res.timing.counters["gpusim__l2_atomic_lanes.sum"]), res.args[0], vals
 
 
 @pytest.mark.parametrize("aggregate, sent", [(True, 1), (False, 32)])
