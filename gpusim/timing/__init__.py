@@ -77,15 +77,20 @@ def merge_groups(trace: KernelTrace, gpu) -> list | None:
     return find_merge_groups(trace)
 
 
-def unrolled_loops(trace: KernelTrace, gpu) -> list:
+_DECIDE = object()
+
+
+def unrolled_loops(trace: KernelTrace, gpu, groups=_DECIDE) -> list:
     """The loops ptxas unrolls (:mod:`gpusim.timing.loop_unroll`), decided on ``trace`` after the merged
-    vector accesses (:func:`merge_groups`) are applied to it; none when the config unrolls nothing or issues
-    in program order (``instruction_schedule = "ptx"``)."""
+    vector accesses (:func:`merge_groups`, or ``groups`` when the caller has them) are applied to it; none
+    when the config unrolls nothing or issues in program order (``instruction_schedule = "ptx"``)."""
     from gpusim.timing.loop_unroll import find_unrolled_loops
     factor = int(getattr(gpu, "loop_unroll_factor", 1))
     if factor < 2 or getattr(gpu, "instruction_schedule", "ptx") != "hoist":
         return []
-    return find_unrolled_loops(apply_passes(trace, merge_groups(trace, gpu)), factor)
+    if groups is _DECIDE:
+        groups = merge_groups(trace, gpu)
+    return find_unrolled_loops(apply_passes(trace, groups), factor)
 
 
 def apply_passes(trace: KernelTrace, groups: list | None, loops: list | None = None,
@@ -213,8 +218,10 @@ def _build(first: KernelTrace, rest, gpu, *, scheduler, regs_per_thread, memory,
                           f"{first.shared_bytes} B shared memory per block)")
     mem = _resolve_memory(memory, gpu, observer, ideal)
     lsu = LsuFrontEnd(gpu, ideal)
+    groups = merge_groups(first, gpu)
+    merged = apply_passes(first, groups)          # once: the loops are decided on it, and the feed goes on from it
     feed = feed_class(first, rest, lsu=lsu, memory=mem, schedule=getattr(gpu, "instruction_schedule", "ptx"),
-                      warps=[], merge_groups=merge_groups(first, gpu), loops=unrolled_loops(first, gpu),
+                      warps=[], merge_groups=groups, loops=unrolled_loops(merged, gpu, None), merged_first=merged,
                       constant_operands=gpu.fold_constant_operands,
                       divisions=getattr(gpu, "expand_integer_division", False),
                       fuse=getattr(gpu, "fuse_alu_instructions", False),

@@ -85,7 +85,7 @@ class BlockFeed:
     def __init__(self, first: KernelTrace, rest: Iterator[KernelTrace], *, lsu, memory, schedule: str,
                  warps: list, merge_groups: list | None = None, loops: list | None = None,
                  constant_operands: bool = False, divisions: bool = False, fuse: bool = False,
-                 if_convert: int = 0, launch=None) -> None:
+                 if_convert: int = 0, launch=None, merged_first: KernelTrace | None = None) -> None:
         self.merge_groups = merge_groups
         self.loops = loops
         self.constant_operands = constant_operands
@@ -95,7 +95,7 @@ class BlockFeed:
         self.launch = launch          # the LaunchResources the memory model's begin() gets
         self.recorded_instructions = first.n_instructions   # warp instructions as recorded (before the passes)
         self.recorded_thread_instructions = first.thread_instructions()     # ... and thread instructions
-        first = self.passes(first)
+        first = self.passes(first, merged_first)
         self.first = first                                # as timed: after the passes
         self._rest = rest
         self.lsu = lsu
@@ -146,12 +146,15 @@ class BlockFeed:
             del chunk
             _return_freed_memory()
 
-    def passes(self, trace: KernelTrace) -> KernelTrace:
+    def passes(self, trace: KernelTrace, merged: KernelTrace | None = None) -> KernelTrace:
         """``trace`` (a chunk, or the whole recorded trace) as the timing model runs it: after the
-        ptxas-like passes this feed applies to every chunk."""
+        ptxas-like passes this feed applies to every chunk; ``merged``: ``trace`` with the vector merges
+        already applied (the caller had to make it), so they are not made twice."""
         from gpusim.timing import apply_passes
-        return apply_passes(trace, self.merge_groups, self.loops, self.constant_operands, self.divisions,
-                            self.fuse, self.if_convert)
+        if merged is not None:
+            trace = merged
+        return apply_passes(trace, None if merged is not None else self.merge_groups, self.loops,
+                            self.constant_operands, self.divisions, self.fuse, self.if_convert)
 
     def _append(self, chunk: KernelTrace, begin: bool) -> None:
         first_block = chunk.first_warp // chunk.warps_per_block if chunk.warps_per_block else 0

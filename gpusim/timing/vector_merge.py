@@ -137,8 +137,8 @@ def _offsets(ex: _Executions, first_pc: int, pcs: list[int]) -> dict[int, int] |
         on = a0 >= 0
         if not np.array_equal(on, a >= 0) or not on.any():
             continue
-        d = np.unique((a - a0)[on])
-        if d.size == 1:
+        d = (a - a0)[on]
+        if (d == d[0]).all():            # one offset in every lane of every execution (no sort needed)
             out[p] = int(d[0])
     return out
 
@@ -303,8 +303,11 @@ def drop_instructions(trace: KernelTrace, drop: np.ndarray, kept: list[StaticIns
                                          side="right"), minlength=trace.n_warps)
     warp_start = np.concatenate(([0], np.cumsum(counts))).astype(trace.warp_start.dtype)
     meta = {**trace.meta, "origin_pc": origin.tolist()}
+    if old_slots.size == len(trace.addresses) and np.array_equal(old_slots, np.arange(old_slots.size)):
+        addresses, mem_space = trace.addresses, trace.mem_space     # every access stays: no copy (ALU drops)
+    else:
+        addresses, mem_space = trace.addresses[old_slots], trace.mem_space[old_slots]
     return dataclasses.replace(
         trace, instructions=static, warp_start=warp_start, pc=new_pc[pc[keep]].astype(trace.pc.dtype),
         active_mask=trace.active_mask[keep], exec_mask=trace.exec_mask[keep],
-        mem_slot=new_slot.astype(trace.mem_slot.dtype), addresses=trace.addresses[old_slots],
-        mem_space=trace.mem_space[old_slots], meta=meta)
+        mem_slot=new_slot.astype(trace.mem_slot.dtype), addresses=addresses, mem_space=mem_space, meta=meta)
