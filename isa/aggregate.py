@@ -22,12 +22,15 @@ not 32.  The rule, learnt from the SASS ptxas 13.0 writes for sm_90 (the probes 
   :data:`FULL_WARP`); ``.min``/``.max``/logic ops with a result are not aggregated.
 
 Independently of the aggregation, ptxas gives an ``atom`` whose result no instruction of the function reads
-no result (:func:`mark_unread_results`): a global or generic one becomes ``RED`` (no data comes back, the L2's
-cheaper no-return path, counted under Nsight's ``op_red``), a shared one an ``ATOMS`` into ``RZ``; either way
-nothing waits on a register for it.  nvcc writes every ``atomicAdd`` as ``atom`` whether or not its value is
-used (the float one through an inlined function that returns it), so this is most atomics in practice: in
-the SASS of ptxas 13.0 for the bundled and suite programs, all 39 such global ``atom`` are ``REDG`` and all
-14 whose result is read are ``ATOMG`` (``tests/cuda/test_sass.py``).
+no result (:func:`mark_unread_results`, :func:`result_can_be_dropped`): a global one becomes ``RED`` (no data
+comes back, the L2's cheaper no-return path, counted under Nsight's ``op_red``), a shared integer one an
+``ATOMS`` into ``RZ``; either way nothing waits on a register for it.  nvcc writes every ``atomicAdd`` as
+``atom`` whether or not its value is used (the float one through an inlined function that returns it), so
+this is most atomics in practice: in the SASS of ptxas 13.0 for the bundled and suite programs, all 39 such
+global ``atom`` are ``REDG`` and all 14 whose result is read are ``ATOMG`` (``tests/cuda/test_sass.py``).
+Not dropped, as ptxas 13.0's SASS of probes shows (``tests/isa/test_aggregate.py``): ``exch`` and ``cas``
+(``RED`` has neither), ``.acquire``/``.acq_rel`` ordering, generic addresses (``ATOM.E``), scalar ``f16``/
+``bf16`` adds (a CAS loop) and shared floating-point adds (an ``ATOMS.CAST.SPIN`` loop).
 
 Simplifications: uniformity follows the data flow only (a register written under a per-lane guard, or from a
 per-lane source, is per-lane), not control dependence (a value chosen by a divergent branch); the timing
@@ -156,17 +159,37 @@ def _one_lane_regions(instrs: list[Instruction]) -> list[tuple[int, int]]:
     return out
 
 
+RED_OPS = ("add", "inc", "dec", "min", "max", "and", "or", "xor")     # what SASS RED can do
+_CAS_LOOP_TYPES = ("f16", "bf16", "f16x2", "bf16x2")
+
+
+def result_can_be_dropped(mods, space: str | None, type_: str | None) -> bool:
+    """Whether ptxas emits an ``atom`` of these modifiers, state space and type without its result when
+    nothing reads it (the module docstring): a RED-able operation, no acquire ordering, a global address or
+    a shared integer one, not a half-precision type."""
+    mods = set(mods)
+    if not mods & set(RED_OPS) or mods & {"acquire", "acq_rel"} or type_ in _CAS_LOOP_TYPES:
+        return False
+    if space == "global":
+        return True
+    return space in ("shared", "shared::cta") and not (type_ or "").startswith("f")
+
+
 def mark_unread_results(instrs: list[Instruction]) -> tuple[list[Instruction], int]:
     """The instructions of one function with ``result_unread`` set on each ``atom`` whose destination
-    register no instruction of the function reads (ptxas emits it without a result: the module docstring),
-    and how many are.  A register read anywhere counts as read (no path-wise liveness)."""
+    register(s) no instruction of the function reads and whose result ptxas can drop
+    (:func:`result_can_be_dropped`), and how many are.  A register read anywhere counts as read (no path-wise
+    liveness; an atom whose value a device function returns counts as read, though ptxas may drop it after
+    inlining)."""
     if not any(i.base == "atom" for i in instrs):
         return instrs, 0
     read = {r.id for i in instrs for r in i.regs_read()}
     out, n = [], 0
     for ins in instrs:
-        if ins.base == "atom" and ins.operands and isinstance(ins.operands[0], Reg) \
-                and ins.operands[0].id not in read:
+        dst = ins.operands[0] if ins.base == "atom" and ins.operands else None
+        regs = [dst] if isinstance(dst, Reg) else list(dst.items) if isinstance(dst, Vec) else []
+        if regs and all(isinstance(r, Reg) and r.id not in read for r in regs) \
+                and result_can_be_dropped(ins.mods, ins.space, ins.type):
             ins = dataclasses.replace(ins, result_unread=True)
             n += 1
         out.append(ins)

@@ -116,8 +116,8 @@ class Instruction:
     fused: tuple = ()                 # an fma contracted from mul + add/sub (isa.contract): (negate product,
                                       # negate addend, PTX line of the mul)
     aggregated: str = ""              # atom/red ptxas sends once per warp (isa.aggregate): "leader", "full_warp"
-    result_unread: bool = False       # an atom whose result no instruction reads: ptxas emits RED (global) or an
-                                      # ATOMS into RZ (shared), with no result to wait for (isa.aggregate)
+    result_unread: bool = False       # an atom whose result no instruction reads and ptxas drops: RED (global) or
+                                      # ATOMS into RZ (shared integer), no result to wait for (isa.aggregate)
     frame_param: bool = False         # ld/st.param of a device function's parameter frame (a register move)
     negate_c: bool = False            # bar.red: its predicate operand is {!}c
     vsel: dict | None = None          # SIMD video: operand index -> element selector / mask (".b3210", ".h10")

@@ -206,7 +206,7 @@ def aggregation_rule_vs_ptxas(modules: dict[str, str]) -> tuple[int, int, list[t
 def reduction_rule_vs_ptxas(modules: dict[str, str]) -> tuple[int, int, list[tuple[str, str, int, bool]]]:
     """Over the PTX modules ``{name: text}``: their global and generic ``atom`` lines, those ptxas emitted as
     ``RED`` (no result; else ``ATOM``), and ``(name, kernel, PTX line, ptxas RED)`` of each where
-    :mod:`isa.aggregate`'s ``result_unread`` mark says otherwise."""
+    :mod:`isa.aggregate`'s ``result_unread`` mark says otherwise (shared ones are ``ATOMS`` either way)."""
     from isa import parse_ptx
     from isa.link import link
     n, reds, differ = 0, 0, []
@@ -217,7 +217,7 @@ def reduction_rule_vs_ptxas(modules: dict[str, str]) -> tuple[int, int, list[tup
         src = ptx.splitlines()
         for kernel, lines in sass_by_ptx_line(ptx).items():
             marked = {i.line: i.result_unread for i in link(module, module.kernel(kernel)).instructions
-                      if i.base == "atom" and i.space in ("global", None)}
+                      if i.base == "atom" and i.space in ("global", "generic", None)}
             for line, ops in sorted(lines.items()):
                 if line not in marked or not _ATOMIC_LINE.match(src[line - 1]):
                     continue

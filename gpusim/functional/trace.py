@@ -46,9 +46,9 @@ import numpy as np
 from gpusim.errors import GpusimError
 from isa.units import MemSpace
 
-TRACE_FORMAT_VERSION = 4   # 4: the guard predicate; 3: branch targets and the local frame size; 2: local addresses are
-                           # per-thread offsets
-READABLE_VERSIONS = (2, 3, 4)  # an older file lacks what later ones added: the timing model falls back to the trace for
+TRACE_FORMAT_VERSION = 5   # 5: atoms whose result nothing reads (result_unread); 4: the guard predicate; 3: branch
+                           # targets and the local frame size; 2: local addresses are per-thread offsets
+READABLE_VERSIONS = (2, 3, 4, 5)  # an older file lacks what later ones added: the timing model falls back to the trace for
                                # branch targets, and without the guard (guard_reg -1) a guard waits its writer's latency
 # the names of the spaces a trace holds, indexed by MemSpace code (for the timing and memory models' tables)
 MEM_SPACES = tuple(s.value for s in MemSpace.concrete())
@@ -253,6 +253,8 @@ class KernelTrace:
         try:
             instrs = [StaticInstr(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()})
                       for d in header["instructions"]]
+            if header["version"] < 5:
+                instrs = unread_atoms_as_red(instrs)
             return cls(
                 kernel=header["kernel"], grid=tuple(header["grid"]), block=tuple(header["block"]),
                 shared_bytes=header["shared_bytes"], regs_per_thread=header["regs_per_thread"],
@@ -267,6 +269,24 @@ class KernelTrace:
         except Exception as e:  # noqa: BLE001 - zlib.error, BadZipFile, TypeError: the arrays do not decode
             raise GpusimError(f"{path}: a damaged gpusim trace file ({type(e).__name__}: {e}); re-record it with "
                               f"`gpusim trace`") from None
+
+
+def unread_atoms_as_red(instrs: list[StaticInstr]) -> list[StaticInstr]:
+    """The PCs of a trace recorded before format 5 with each ``atom`` whose result no PC reads made the RED
+    ptxas emits (``isa.aggregate.result_can_be_dropped``, read from the opcode), as the recorder now makes
+    it: no destination, a store."""
+    from isa.aggregate import result_can_be_dropped
+    read = {r for ins in instrs for r in ins.src_regs}
+    out = []
+    for ins in instrs:
+        parts = ins.opcode.split(".")
+        space = next((p for p in parts if p in ("global", "shared", "shared::cta")), None)
+        type_ = next((p for p in reversed(parts) if p[:1] in "bfsu" and p[1:2].isdigit()), None)
+        if parts[0] == "atom" and ins.dst_regs and not read.intersection(ins.dst_regs) \
+                and result_can_be_dropped(parts[1:], space, type_):
+            ins = replace(ins, result_unread=True, dst_regs=(), is_load=False, is_store=True)
+        out.append(ins)
+    return out
 
 
 def _popcount32(x: np.ndarray) -> np.ndarray:

@@ -233,7 +233,7 @@ def build_report(res, *, source_top: int = 10, what_if="auto", jobs: int | None 
         if k in c:
             mem.add(k, label, unit, c[k])
     rows = []
-    for op in ("ld", "st", "atom"):
+    for op in ("ld", "st", "atom", "red"):
         req = c.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum")
         if req is None:
             continue

@@ -187,7 +187,11 @@ class LsuFrontEnd:
             else:
                 bypass = bool(instr.is_atomic or instr.cache_op in _BYPASS_L1)
                 flags = atomic_flags_of(instr.opcode, instr.result_unread) if op == ATOMIC else 0
-                self._global(out, idx, addr, size, op, pc, sp, bypass, amap, warps[idx], flags)
+                # Nsight counts a global RED under op_red; an atomic with a result, or a generic one (ATOM.E
+                # with or without a result), under op_atom
+                red = op == ATOMIC and not flags & ATOMIC_RETURNS and instr.mem_space == MemSpace.GLOBAL.value
+                self._global(out, idx, addr, size, op, pc, sp, bypass, amap, warps[idx], flags,
+                             "red" if red else OP_NAMES[op])
         return out
 
     def _shared(self, out, idx, addr, size, op, pc) -> None:
@@ -222,7 +226,7 @@ class LsuFrontEnd:
                 for j, n in enumerate(distinct_addresses(rows).tolist())]
         _scatter(out, idx, reqs, inverse)
 
-    def _global(self, out, idx, addr, size, op, pc, sp, bypass, amap, warps, flags=0) -> None:
+    def _global(self, out, idx, addr, size, op, pc, sp, bypass, amap, warps, flags=0, counted_as="") -> None:
         if sp is MemSpace.LOCAL:
             # Each 4-byte word of a lane's access sits in its own 128-byte row: coalesce the words.
             lanes_on = (addr >= 0).sum(axis=1).astype(np.int64)
@@ -236,8 +240,7 @@ class LsuFrontEnd:
                 self._global_shared_rows(out, idx, phys, size, op, pc, sp, bypass, flags)
                 return
             res = Coalescer.coalesce(phys, size)
-        # Nsight counts an atomic without a result (RED) under op_red, one with a result under op_atom
-        self.coalescer.count(res, "red" if op == ATOMIC and not flags & ATOMIC_RETURNS else OP_NAMES[op])
+        self.coalescer.count(res, counted_as or OP_NAMES[op])
         flat = res.sectors.tolist()
         offs = res.offsets.tolist()
         lines = res.lines_per_request.tolist()

@@ -223,3 +223,48 @@ DONE:
             zout.writestr(item, data)
     v2 = KernelTrace.load(old)
     assert v2.local_bytes_per_thread is None and all(i.branch_target == -1 for i in v2.instructions)
+
+
+def test_a_version_4_trace_has_its_unread_atoms_made_red_as_a_new_recording_does(tmp_path):
+    """Before format 5 an atom nobody reads kept its destination; loading such a file applies
+    isa.aggregate's rule from the opcode, so it times as a fresh recording of the same kernel."""
+    import io
+    import json
+    import zipfile
+    body = """
+    .reg .b32 %r<8>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p];
+    mov.u32 %r0, %tid.x;
+    atom.global.add.u32 %r1, [%rd1], %r0;
+    atom.global.add.u32 %r2, [%rd1], %r0;
+    st.global.u32 [%rd1+4], %r2;
+    atom.global.exch.b32 %r3, [%rd1], %r0;
+    ret;
+"""
+    trace = trace_of(body, ".param .u64 p", [np.zeros(4, dtype=np.uint32)])
+    atoms = [i for i in trace.instructions if i.is_atomic]
+    assert [i.result_unread for i in atoms] == [True, False, False]
+    assert atoms[0].dst_regs == () and atoms[0].is_store and not atoms[0].is_load
+    path = trace.save(tmp_path / "t.trace")
+    assert KernelTrace.load(path).instructions == trace.instructions
+    old = tmp_path / "v4.trace"
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(old, "w") as zout:
+        for item in zin.namelist():
+            data = zin.read(item)
+            if item == "header.npy":
+                doc = json.loads(bytes(np.load(zin.open(item))).decode())
+                doc["version"] = 4
+                for d in doc["instructions"]:      # as the recorder wrote them before format 5
+                    if d["opcode"].startswith("atom"):
+                        d.pop("result_unread")
+                        d["is_load"], d["is_store"] = True, False
+                a0 = next(d for d in doc["instructions"] if d["opcode"].startswith("atom"))
+                a0["dst_regs"] = [atoms[1].dst_regs[0] + 1]       # a register nothing reads
+                buf = io.BytesIO()
+                np.save(buf, np.frombuffer(json.dumps(doc).encode(), dtype=np.uint8))
+                data = buf.getvalue()
+            zout.writestr(item, data)
+    v4 = [i for i in KernelTrace.load(old).instructions if i.is_atomic]
+    assert [i.result_unread for i in v4] == [True, False, False]
+    assert v4[0].dst_regs == () and v4[0].is_store                 # made red on load
+    assert v4[1].dst_regs != () and v4[1].is_load and not v4[1].is_store    # read: kept
