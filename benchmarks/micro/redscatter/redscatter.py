@@ -18,6 +18,7 @@ control).
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -36,6 +37,7 @@ NCU_METRICS = [
     "smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
     "smsp__average_warps_issue_stalled_drain_per_issue_active.ratio",
+    "lts__cycles_active.avg", "lts__cycles_elapsed.avg", "lts__cycles_elapsed.avg.per_second",
 ]
 NCU_WAVEFRONTS = ["l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_red.sum",
                   "l1tex__m_l1tex2xbar_write_sectors.sum", "l1tex__m_xbar2l1tex_read_sectors.sum",
@@ -46,6 +48,8 @@ REDS_PER_TRIP = {"red_scatter": 4, "red_scatter_ld": 2}
 
 
 def cases() -> list[dict]:
+    if os.environ.get("REDSCATTER_SET") == "rate":
+        return rate_cases()
     out = []
     for warps in (8, 32):
         for stride in (0, 1, 2, 8, 33):
@@ -58,6 +62,15 @@ def cases() -> list[dict]:
     return out
 
 
+def rate_cases() -> list[dict]:
+    """``REDSCATTER_SET=rate``: the slices' rate for coalesced REDs from every SM (132 blocks, stride 1, one
+    line of 32 words a RED), at 8 and 32 warps an SM, each warp turning over 8 lines (step 1) or adding to the
+    same 4 lines every trip (step 0: a warp's REDs on the same words back to back, as the atomics campaign's
+    kernel and HeCBench atomic_cost do)."""
+    return [{"kernel": "red_scatter", "stride": 1, "warps": warps, "blocks": 132, "reps": REPS, "step": step}
+            for warps in (8, 32) for step in (1, 0)]
+
+
 def make_buffers(cp) -> dict:
     return {"a": cp.zeros(FLOATS, dtype=cp.float32), "lut": cp.zeros(256, dtype=cp.float32),
             "clk": cp.zeros(132, dtype=cp.int64)}
@@ -65,7 +78,8 @@ def make_buffers(cp) -> dict:
 
 def launch_case(mod, cp, case: dict, bufs: dict) -> float:
     fn = mod.get_function(case["kernel"])
-    args = (np.int32(case["reps"]), np.int32(case["stride"]), bufs["a"], bufs["lut"], bufs["clk"], np.int32(1))
+    args = (np.int32(case["reps"]), np.int32(case["stride"]), bufs["a"], bufs["lut"], bufs["clk"],
+            np.int32(case.get("step", 1)))
     fn((case["blocks"],), (32 * case["warps"],), args)
     cp.cuda.runtime.deviceSynchronize()
     return float(np.median(bufs["clk"].get()[:case["blocks"]]))
