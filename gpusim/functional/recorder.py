@@ -26,7 +26,7 @@ import numpy as np
 
 from dataclasses import dataclass
 
-from gpusim.functional.trace import KernelTrace, StaticInstr, popcount32
+from gpusim.functional.trace import KernelTrace, StaticInstr, popcount32, timed_as_red
 from isa.opcodes import TYPE_BITS
 from isa.program import Imm, Instruction
 from isa.units import MemSpace
@@ -67,15 +67,12 @@ def static_instruction(ins: Instruction) -> StaticInstr:
                            ptx_line=ins.line, src_file=ins.src_file, src_line=ins.src_line)
     mem = ins.base in _MEMORY_OPS
     elem = max(1, TYPE_BITS.get(ins.type or "b32", 32) // 8) if mem else 0
-    red = ins.base in ("red", "red.async") or ins.result_unread     # no result: what ptxas emits as RED
-    return StaticInstr(
+    static = StaticInstr(
         pc=ins.pc, opcode=ins.opcode, unit=ins.unit.value, latency_class=ins.latency_class.value,
-        dst_regs=() if red else tuple(r.id for r in ins.regs_written()),
-        src_regs=tuple(r.id for r in ins.regs_read()),
+        dst_regs=tuple(r.id for r in ins.regs_written()), src_regs=tuple(r.id for r in ins.regs_read()),
         guard_reg=_guard(ins), mem_space=ins.space if mem else None, access_bytes=elem * ins.vec if mem else 0,
-        is_load=ins.base in ("ld", "ldu", "atom") and not red, is_store=ins.base in ("st", "st.async") or red,
-        is_atomic=ins.base in ("atom", "red", "red.async"), result_unread=ins.result_unread,
-        aggregated=ins.aggregated,
+        is_load=ins.base in ("ld", "ldu", "atom"), is_store=ins.base in ("st", "red", "st.async", "red.async"),
+        is_atomic=ins.base in ("atom", "red", "red.async"), aggregated=ins.aggregated,
         cache_op=next(("." + m for m in ins.mods if m in CACHE_OPS), None) if mem else None,
         is_barrier=ins.base in ("bar", "barrier") and "warp" not in ins.mods,
         is_membar=ins.base in ("membar", "fence"),
@@ -86,6 +83,7 @@ def static_instruction(ins: Instruction) -> StaticInstr:
         is_exit=ins.base in ("exit", "trap") or (ins.base == "ret" and ins.target < 0), ptx_line=ins.line,
         src_file=ins.src_file, src_line=ins.src_line, no_unroll=ins.nounroll,
         imm_srcs=sum(isinstance(op, Imm) for op in ins.operands[1:]) if ins.operands else 0)
+    return timed_as_red(static) if ins.result_unread else static
 
 
 def _guard(ins: Instruction) -> int:

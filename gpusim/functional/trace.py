@@ -284,9 +284,14 @@ def unread_atoms_as_red(instrs: list[StaticInstr]) -> list[StaticInstr]:
         type_ = next((p for p in reversed(parts) if p[:1] in "bfsu" and p[1:2].isdigit()), None)
         if parts[0] == "atom" and ins.dst_regs and not read.intersection(ins.dst_regs) \
                 and result_can_be_dropped(parts[1:], space, type_):
-            ins = replace(ins, result_unread=True, dst_regs=(), is_load=False, is_store=True)
+            ins = timed_as_red(ins)
         out.append(ins)
     return out
+
+
+def timed_as_red(ins: StaticInstr) -> StaticInstr:
+    """An ``atom`` whose result nothing reads as ptxas's RED (``isa.aggregate``): no destination, a store."""
+    return replace(ins, result_unread=True, dst_regs=(), is_load=False, is_store=True)
 
 
 def _popcount32(x: np.ndarray) -> np.ndarray:
